@@ -1,0 +1,26 @@
+# `make demo` and `make test` work on a fresh machine: the first run creates .venv and installs the whole stack
+# (tools/misc/setup_env.sh, ~15-20 min with the mmcv compile); later runs reuse it.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.sapiens2-installed
+PYTEST_ARGS ?=
+
+.PHONY: install demo test test-fast clean-venv
+
+install: $(STAMP)
+
+$(STAMP): tools/misc/setup_env.sh setup.py $(wildcard requirements/*.txt)
+	VENV=$(VENV) bash tools/misc/setup_env.sh
+	touch $@
+
+demo: $(STAMP)
+	$(PY) tools/misc/demo.py
+
+test: $(STAMP)
+	OMP_NUM_THREADS=2 $(PY) -m pytest tests $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(PY) -m pytest tests -m "not slow" $(PYTEST_ARGS)
+
+clean-venv:
+	rm -rf $(VENV)

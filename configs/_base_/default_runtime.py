@@ -1,0 +1,24 @@
+# Runtime shared by every sapiens2 config. Task bases add `default_scope`, the visualizer and data settings.
+custom_imports = dict(imports=['sapiens2'], allow_failed_imports=False)
+runner_type = 'Sapiens2Runner'
+
+default_hooks = dict(
+    timer=dict(type='IterTimerHook'),
+    logger=dict(type='LoggerHook', interval=10),
+    param_scheduler=dict(type='ParamSchedulerHook'),
+    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, max_keep_ckpts=3),
+    sampler_seed=dict(type='DistSamplerSeedHook'),
+)
+env_cfg = dict(
+    cudnn_benchmark=False,
+    mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),
+    dist_cfg=dict(backend='nccl'),
+)
+log_processor = dict(type='LogProcessor', window_size=10, by_epoch=False)
+vis_backends = [dict(type='LocalVisBackend')]
+log_level = 'INFO'
+load_from = None
+# Checkpoints given by `load_from` must match the model exactly; set False to fine-tune from a partial match.
+load_strict = True
+resume = False
+randomness = dict(seed=0)

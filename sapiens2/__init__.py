@@ -1,0 +1,8 @@
+"""sapiens2: Sapiens2 human-centric vision transformers on MMEngine / mmpose / mmsegmentation.
+
+Importing the package registers all of its modules (see ``sapiens2.registry`` for which registry holds what).
+"""
+from .version import __version__
+from . import engine, models  # noqa: E402,F401  (registration side effects)
+
+__all__ = ['__version__']

@@ -1,0 +1,11 @@
+from . import mmengine_compat  # noqa: F401  (patches MMEngine's local checkpoint loader on import)
+from . import atomic_save, dist, hooks  # noqa: F401  (atomic checkpoint writes, CPU-safe DDP/FSDP/AMP, hooks)
+from .checkpoint import (CheckpointMismatchError, load_model_weights, load_weights, read_checkpoint_file,
+                         save_weights)
+from .optimizers import LayerDecayOptimWrapperConstructor
+from .runner import Sapiens2Runner
+
+__all__ = [
+    'CheckpointMismatchError', 'load_model_weights', 'load_weights', 'read_checkpoint_file', 'save_weights',
+    'LayerDecayOptimWrapperConstructor', 'Sapiens2Runner'
+]

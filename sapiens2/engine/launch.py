@@ -1,0 +1,63 @@
+"""Library side of ``tools/train.py`` and ``tools/test.py``: config preparation and runner construction."""
+import os.path as osp
+from typing import Optional
+
+from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exported for the tools)
+from mmengine.registry import RUNNERS
+from mmengine.runner import Runner
+
+
+def load_config(path: str, cfg_options: Optional[dict] = None) -> Config:
+    """Reads a config file and merges ``--cfg-options``."""
+    if not osp.isfile(path):
+        raise FileNotFoundError(f'Config file {path} does not exist.')
+    cfg = Config.fromfile(path)
+    if cfg_options:
+        cfg.merge_from_dict(cfg_options)
+    return cfg
+
+
+def default_work_dir(config_path: str) -> str:
+    return osp.join('work_dirs', osp.splitext(osp.basename(config_path))[0])
+
+
+def prepare_train_config(cfg: Config,
+                         config_path: str,
+                         work_dir: Optional[str] = None,
+                         resume: Optional[str] = None,
+                         amp: bool = False,
+                         launcher: str = 'none') -> Config:
+    """Applies the train.py options. ``resume='auto'`` resumes from the latest checkpoint in the work dir."""
+    cfg.launcher = launcher
+    cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
+    if amp:
+        wrapper_type = cfg.optim_wrapper.get('type', 'OptimWrapper')
+        if wrapper_type not in ('OptimWrapper', 'AmpOptimWrapper'):
+            raise ValueError(f'--amp needs optim_wrapper.type OptimWrapper or AmpOptimWrapper, got {wrapper_type}.')
+        cfg.optim_wrapper.type = 'AmpOptimWrapper'
+        cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
+    if resume == 'auto':
+        cfg.resume, cfg.load_from = True, None
+    elif resume is not None:
+        cfg.resume, cfg.load_from = True, resume
+    return cfg
+
+
+def prepare_test_config(cfg: Config,
+                        config_path: str,
+                        checkpoint: str,
+                        work_dir: Optional[str] = None,
+                        launcher: str = 'none') -> Config:
+    """Applies the test.py options: load ``checkpoint`` (strictly, unless the config relaxes it)."""
+    cfg.launcher = launcher
+    cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
+    cfg.load_from = checkpoint
+    cfg.resume = False
+    return cfg
+
+
+def build_runner(cfg: Config) -> Runner:
+    """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config."""
+    import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
+    cfg.setdefault('runner_type', 'Sapiens2Runner')
+    return RUNNERS.build(cfg)

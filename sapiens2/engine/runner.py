@@ -1,0 +1,46 @@
+"""``Sapiens2Runner``: MMEngine's Runner with strict, format-agnostic checkpoint loading."""
+import re
+from collections import OrderedDict
+from typing import Callable, Union
+
+from mmengine.config import Config
+from mmengine.model import is_model_wrapper
+from mmengine.registry import RUNNERS
+from mmengine.runner import Runner
+from mmengine.runner.checkpoint import _load_checkpoint
+
+from .checkpoint import extract_state_dict, load_model_weights
+
+
+@RUNNERS.register_module()
+class Sapiens2Runner(Runner):
+    """Runner whose ``load_from`` and ``--resume`` loads are strict unless the config sets ``load_strict = False``.
+
+    MMEngine hard-codes ``strict=False`` there, which silently leaves random weights when key names differ.
+    Checkpoint keys are adapted as in :func:`sapiens2.engine.checkpoint.load_model_weights` (``module.`` stripped,
+    ``decode_head.`` -> ``head.`` for mmpose estimators).
+    """
+
+    load_strict: bool = True
+
+    @classmethod
+    def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
+        runner = super().from_cfg(cfg)
+        runner.load_strict = bool(cfg.get('load_strict', True))
+        return runner
+
+    def load_checkpoint(self,
+                        filename: str,
+                        map_location: Union[str, Callable] = 'cpu',
+                        strict: Union[bool, None] = None,
+                        revise_keys: list = [(r'^module.', '')]) -> dict:
+        checkpoint = _load_checkpoint(filename, map_location=map_location)
+        self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
+        model = self.model.module if is_model_wrapper(self.model) else self.model
+        state_dict = extract_state_dict(checkpoint)
+        for pattern, replacement in revise_keys:
+            state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
+        load_model_weights(model, state_dict, strict=self.load_strict if strict is None else strict)
+        self._has_loaded = True
+        self.logger.info(f'Load checkpoint from {filename}')
+        return checkpoint

@@ -1,0 +1,3 @@
+from .backbones import ARCH_SETTINGS, Sapiens2
+
+__all__ = ['ARCH_SETTINGS', 'Sapiens2']

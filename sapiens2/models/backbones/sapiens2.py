@@ -1,0 +1,274 @@
+"""The Sapiens2 vision transformer backbone (SPEC section 1)."""
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import torch
+from mmengine.model import BaseModule
+from mmengine.registry import MODELS
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+from ..layers import LayerScale, PatchEmbed, RopePositionEmbedding, TransformerBlock, WindowTokenizer, rope_dtype_from_name
+
+ARCH_SETTINGS: Dict[str, Dict[str, int]] = {
+    'sapiens2_nano': dict(embed_dims=64, num_layers=2, num_heads=2, feedforward_channels=256, num_tokenizer_layers=1),
+    'sapiens2_tiny': dict(embed_dims=128, num_layers=4, num_heads=2, feedforward_channels=512, num_tokenizer_layers=1),
+    'sapiens2_0.1b': dict(embed_dims=768, num_layers=12, num_heads=12, feedforward_channels=3072,
+                          num_tokenizer_layers=2),
+    'sapiens2_0.4b': dict(embed_dims=1024, num_layers=24, num_heads=16, feedforward_channels=4096,
+                          num_tokenizer_layers=2),
+    'sapiens2_0.8b': dict(embed_dims=1280, num_layers=32, num_heads=16, feedforward_channels=5120,
+                          num_tokenizer_layers=3),
+    'sapiens2_1b': dict(embed_dims=1536, num_layers=40, num_heads=24, feedforward_channels=6144,
+                        num_tokenizer_layers=4),
+    'sapiens2_5b': dict(embed_dims=2432, num_layers=56, num_heads=32, feedforward_channels=9728,
+                        num_tokenizer_layers=6),
+}
+ARCH_KEYS = ('embed_dims', 'num_layers', 'num_heads', 'feedforward_channels', 'num_tokenizer_layers')
+OUT_TYPES = ('raw', 'cls_token', 'featmap')
+# Blocks closer than this to either end use full multi-head attention; the middle uses GQA with h/2 kv heads.
+MHSA_EDGE_BLOCKS = 8
+
+
+def resolve_arch(arch: Union[str, dict]) -> Dict[str, int]:
+    """Returns the arch settings for a name (case-insensitive) or validates a dict of ``ARCH_KEYS``."""
+    if isinstance(arch, str):
+        name = arch.lower()
+        if name not in ARCH_SETTINGS and f'sapiens2_{name}' in ARCH_SETTINGS:
+            name = f'sapiens2_{name}'
+        if name not in ARCH_SETTINGS:
+            raise ValueError(f'Unknown Sapiens2 arch {arch!r}; choose one of {sorted(ARCH_SETTINGS)} '
+                             f'or pass a dict with keys {ARCH_KEYS}.')
+        return dict(ARCH_SETTINGS[name])
+    missing = set(ARCH_KEYS) - set(arch)
+    if missing:
+        raise ValueError(f'Custom Sapiens2 arch dict is missing {sorted(missing)}; it needs {ARCH_KEYS}.')
+    return {k: int(arch[k]) for k in ARCH_KEYS}
+
+
+def _to_hw(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
+    return (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
+
+
+@MODELS.register_module()
+class Sapiens2(BaseModule):
+    """Sapiens2 backbone: patch embed, optional 4K window tokenizer, [CLS] + register tokens, RoPE transformer.
+
+    Keyword arguments and defaults follow the official model (SPEC 1.3). ``arch`` is a name from
+    ``ARCH_SETTINGS`` or a dict with ``ARCH_KEYS``. ``layer_cfgs`` is a dict applied to every block or a list with one
+    dict per block; its ``num_kv_heads`` overrides the default GQA placement. ``with_cp`` checkpoints each block's
+    activations in training. ``init_cfg=dict(type='Pretrained', checkpoint=PATH, prefix=None, strict=True)`` loads a
+    checkpoint (.safetensors or torch) strictly unless ``strict=False``.
+
+    ``forward(x, keep_indices=None, keep_mask=None)`` returns a tuple with one entry per out index:
+    'raw' (B, prefix + tokens, C), 'cls_token' (B, C) or 'featmap' (B, C, H/p, W/p). ``keep_indices`` (B, K) or a
+    boolean ``keep_mask`` (B, num_patches) encodes only the kept patch tokens, each at its true RoPE position.
+    """
+
+    def __init__(self,
+                 arch: Union[str, dict] = 'sapiens2_1b',
+                 img_size: Union[int, Sequence[int]] = (1024, 768),
+                 patch_size: int = 16,
+                 in_channels: int = 3,
+                 out_indices: Union[int, Sequence[int]] = -1,
+                 drop_rate: float = 0.0,
+                 window_size: int = 4,
+                 use_tokenizer: bool = False,
+                 use_qk_norm: bool = True,
+                 qkv_bias: bool = True,
+                 final_norm: bool = True,
+                 out_type: str = 'raw',
+                 with_cls_token: bool = True,
+                 layer_scale_init_value: float = 1e-4,
+                 frozen_stages: int = -1,
+                 patch_cfg: Optional[dict] = None,
+                 layer_cfgs: Union[dict, Sequence[dict], None] = None,
+                 pos_embed_rope_base: Optional[float] = 100.0,
+                 pos_embed_rope_min_period: Optional[float] = None,
+                 pos_embed_rope_max_period: Optional[float] = None,
+                 pos_embed_rope_normalize_coords: str = 'separate',
+                 pos_embed_rope_shift_coords: Optional[float] = None,
+                 pos_embed_rope_jitter_coords: Optional[float] = None,
+                 pos_embed_rope_rescale_coords: Optional[float] = None,
+                 pos_embed_rope_dtype: str = 'bf16',
+                 n_storage_tokens: int = 8,
+                 with_cp: bool = False,
+                 init_cfg: Optional[dict] = None) -> None:
+        super().__init__(init_cfg=init_cfg)
+        settings = resolve_arch(arch)
+        self.embed_dims = settings['embed_dims']
+        self.num_layers = settings['num_layers']
+        self.num_heads = settings['num_heads']
+        if out_type not in OUT_TYPES:
+            raise ValueError(f'out_type must be one of {OUT_TYPES}, got {out_type!r}.')
+        self.out_type = out_type
+        self.patch_size = patch_size
+        self.window_size = window_size
+        self.use_tokenizer = use_tokenizer
+        self.img_size = _to_hw(img_size)
+        self._check_input_size(self.img_size, 'img_size')
+        stride = patch_size * (window_size if use_tokenizer else 1)
+        self.patch_resolution = (self.img_size[0] // stride, self.img_size[1] // stride)
+        self.final_norm = final_norm
+        self.with_cls_token = with_cls_token
+        self.n_storage_tokens = n_storage_tokens
+        self.num_extra_tokens = n_storage_tokens + int(with_cls_token)
+        self.with_cp = with_cp
+        self.frozen_stages = frozen_stages
+        self.out_indices = self._resolve_out_indices(out_indices)
+
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, self.embed_dims)) if with_cls_token else None
+        self.storage_tokens = nn.Parameter(torch.zeros(1, n_storage_tokens, self.embed_dims))
+        self.patch_embed = PatchEmbed(in_channels, self.embed_dims, patch_size, **(patch_cfg or {}))
+        self.rope_embed = RopePositionEmbedding(
+            self.embed_dims, self.num_heads, base=pos_embed_rope_base, min_period=pos_embed_rope_min_period,
+            max_period=pos_embed_rope_max_period, normalize_coords=pos_embed_rope_normalize_coords,
+            shift_coords=pos_embed_rope_shift_coords, jitter_coords=pos_embed_rope_jitter_coords,
+            rescale_coords=pos_embed_rope_rescale_coords, dtype=rope_dtype_from_name(pos_embed_rope_dtype))
+        self.tokenizer = WindowTokenizer(
+            self.embed_dims, self.num_heads, settings['feedforward_channels'], settings['num_tokenizer_layers'],
+            window_size, qkv_bias) if use_tokenizer else None
+        self.drop_after_pos = nn.Dropout(drop_rate)
+        self.blocks = nn.ModuleList([
+            TransformerBlock(self.embed_dims, self.num_heads, settings['feedforward_channels'],
+                             qkv_bias=qkv_bias, use_qk_norm=use_qk_norm,
+                             layer_scale_init_value=layer_scale_init_value, **cfg)
+            for cfg in self._block_cfgs(layer_cfgs)
+        ])
+        self.ln1 = nn.RMSNorm(self.embed_dims, eps=1e-6) if final_norm else nn.Identity()
+        self._freeze_stages()
+
+    # ----------------------------------------------------------------------------------------------------- setup
+    def _check_input_size(self, size: Tuple[int, int], what: str) -> None:
+        multiple = self.patch_size * (self.window_size if self.use_tokenizer else 1)
+        if size[0] % multiple or size[1] % multiple:
+            detail = f'patch_size x window_size = {multiple} (4K tokenizer)' if self.use_tokenizer \
+                else f'patch_size = {multiple}'
+            raise ValueError(f'Sapiens2 {what} (H, W) = {tuple(size)} must be multiples of {detail}; '
+                             f'resize or pad the image, e.g. to '
+                             f'({-(-size[0] // multiple) * multiple}, {-(-size[1] // multiple) * multiple}).')
+
+    def _resolve_out_indices(self, out_indices: Union[int, Sequence[int]]) -> List[int]:
+        indices = [out_indices] if isinstance(out_indices, int) else list(out_indices)
+        resolved = []
+        for index in indices:
+            if not -self.num_layers <= index < self.num_layers:
+                raise ValueError(f'out_indices entry {index} is out of range for {self.num_layers} blocks '
+                                 f'(valid: {-self.num_layers}..{self.num_layers - 1}).')
+            resolved.append(index % self.num_layers)
+        return resolved
+
+    def _block_cfgs(self, layer_cfgs: Union[dict, Sequence[dict], None]) -> List[dict]:
+        if layer_cfgs is None or isinstance(layer_cfgs, dict):
+            layer_cfgs = [dict(layer_cfgs or {}) for _ in range(self.num_layers)]
+        elif len(layer_cfgs) != self.num_layers:
+            raise ValueError(f'layer_cfgs has {len(layer_cfgs)} entries but the arch has {self.num_layers} blocks.')
+        cfgs = []
+        for index, cfg in enumerate(layer_cfgs):
+            cfg = dict(cfg)
+            if 'num_kv_heads' not in cfg:
+                in_middle = MHSA_EDGE_BLOCKS <= index < self.num_layers - MHSA_EDGE_BLOCKS
+                cfg['num_kv_heads'] = self.num_heads // 2 if in_middle else self.num_heads
+            cfgs.append(cfg)
+        return cfgs
+
+    def _freeze_stages(self) -> None:
+        if self.frozen_stages <= 0:
+            return
+        frozen: List[nn.Module] = [self.patch_embed] + ([self.tokenizer] if self.tokenizer is not None else [])
+        frozen += list(self.blocks[:self.frozen_stages])
+        if self.frozen_stages == self.num_layers:
+            frozen.append(self.ln1)
+        for module in frozen:
+            module.eval()
+            for param in module.parameters():
+                param.requires_grad = False
+        for param in (self.cls_token, self.storage_tokens):
+            if param is not None:
+                param.requires_grad = False
+
+    def train(self, mode: bool = True) -> 'Sapiens2':
+        super().train(mode)
+        self._freeze_stages()
+        return self
+
+    def init_weights(self) -> None:
+        """Loads ``init_cfg`` Pretrained weights (strict by default) or applies the official random init."""
+        if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
+            from sapiens2.engine.checkpoint import load_model_weights
+            load_model_weights(self, self.init_cfg['checkpoint'], strict=self.init_cfg.get('strict', True),
+                               prefix=self.init_cfg.get('prefix'))
+        else:
+            self._random_init()
+        self._is_init = True
+
+    def _random_init(self) -> None:
+        for param in (self.cls_token, self.storage_tokens):
+            if param is not None:
+                nn.init.trunc_normal_(param, std=0.02)
+        if self.tokenizer is not None:
+            nn.init.trunc_normal_(self.tokenizer.local_pos_embed, std=0.02)
+            nn.init.trunc_normal_(self.tokenizer.w_cls, std=0.02)
+        for module in self.modules():
+            if isinstance(module, (nn.Linear, nn.Conv2d)):
+                nn.init.trunc_normal_(module.weight, std=0.02)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
+            elif isinstance(module, (nn.RMSNorm, nn.LayerNorm)) and module.weight is not None:
+                nn.init.ones_(module.weight)
+            elif isinstance(module, LayerScale):
+                module.reset_parameters()
+
+    # --------------------------------------------------------------------------------------------------- forward
+    def _prefix_tokens(self, batch: int) -> torch.Tensor:
+        tokens = [self.storage_tokens.expand(batch, -1, -1)]
+        if self.cls_token is not None:
+            tokens.insert(0, self.cls_token.expand(batch, -1, -1))
+        return torch.cat(tokens, dim=1)
+
+    @staticmethod
+    def _keep_indices_from_mask(keep_mask: torch.Tensor) -> torch.Tensor:
+        counts = keep_mask.sum(dim=1)
+        if not bool((counts == counts[0]).all()):
+            raise ValueError('keep_mask must keep the same number of tokens in every sample.')
+        return keep_mask.nonzero()[:, 1].view(keep_mask.shape[0], -1)
+
+    def _format(self, x: torch.Tensor, grid: Tuple[int, int], sparse: bool) -> torch.Tensor:
+        if self.out_type == 'raw':
+            return x
+        if self.out_type == 'cls_token':
+            if self.cls_token is None:
+                raise ValueError("out_type='cls_token' needs with_cls_token=True.")
+            return x[:, 0]
+        if sparse:
+            raise ValueError("out_type='featmap' needs every patch token; use 'raw' with keep_indices/keep_mask.")
+        patches = x[:, self.num_extra_tokens:]
+        return patches.reshape(x.shape[0], grid[0], grid[1], -1).permute(0, 3, 1, 2).contiguous()
+
+    def forward(self,
+                x: torch.Tensor,
+                keep_indices: Optional[torch.Tensor] = None,
+                keep_mask: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, ...]:
+        if x.dim() == 4:
+            self._check_input_size((x.shape[2], x.shape[3]), 'input size')
+        tokens, grid = self.patch_embed(x)  # (B, Hp*Wp, C)
+        if self.tokenizer is not None:
+            tokens, grid = self.tokenizer(tokens, grid)
+        if keep_mask is not None:
+            keep_indices = self._keep_indices_from_mask(keep_mask)
+        sparse = keep_indices is not None
+        if sparse:
+            tokens = torch.gather(tokens, 1, keep_indices[..., None].expand(-1, -1, tokens.shape[-1]))
+        rope = self.rope_embed(grid[0], grid[1], keep_indices)
+        x = self.drop_after_pos(torch.cat((self._prefix_tokens(tokens.shape[0]), tokens), dim=1))
+
+        outs = []
+        for index, block in enumerate(self.blocks):
+            if self.with_cp and self.training and torch.is_grad_enabled():
+                x = checkpoint(block, x, rope, use_reentrant=False)
+            else:
+                x = block(x, rope)
+            if index == self.num_layers - 1:
+                x = self.ln1(x)
+            if index in self.out_indices:
+                outs.append(self._format(x, grid, sparse))
+        return tuple(outs)

@@ -1,0 +1,200 @@
+import json
+import os.path as osp
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from sapiens2.models import ARCH_SETTINGS, Sapiens2
+
+REFERENCE = osp.join(osp.dirname(__file__), '..', '..', '..', '..', 'shared', 'reference')
+GOLDEN = osp.join(REFERENCE, 'golden')
+STATE_DICTS = osp.join(REFERENCE, 'state_dicts')
+
+LAYOUTS = {
+    'sapiens2_0.1b': dict(arch='sapiens2_0.1b'),
+    'sapiens2_0.4b': dict(arch='sapiens2_0.4b'),
+    'sapiens2_0.8b': dict(arch='sapiens2_0.8b'),
+    'sapiens2_1b': dict(arch='sapiens2_1b'),
+    'sapiens2_5b': dict(arch='sapiens2_5b'),
+    'sapiens2_1b_4k_tokenizer_4096x3072': dict(arch='sapiens2_1b', use_tokenizer=True, img_size=(4096, 3072)),
+}
+
+
+def tiny(**kwargs) -> Sapiens2:
+    kwargs.setdefault('arch', 'sapiens2_nano')
+    kwargs.setdefault('img_size', (64, 48))
+    model = Sapiens2(**kwargs)
+    model.init_weights()
+    return model.eval()
+
+
+@pytest.mark.parametrize('layout', sorted(LAYOUTS))
+def test_state_dict_matches_official_layout(layout):
+    with open(osp.join(STATE_DICTS, f'{layout}.json')) as f:
+        reference = json.load(f)
+    with torch.device('meta'):
+        model = Sapiens2(**LAYOUTS[layout])
+    state = model.state_dict()
+    assert list(state) == list(reference)
+    assert {k: list(v.shape) for k, v in state.items()} == reference
+    assert state['rope_embed.periods'].dtype == torch.bfloat16
+
+
+def test_gqa_placement_and_param_count_match_summary():
+    with open(osp.join(STATE_DICTS, 'backbones_summary.json')) as f:
+        summary = json.load(f)
+    for name in ('sapiens2_0.1b', 'sapiens2_0.4b', 'sapiens2_5b'):
+        with torch.device('meta'):
+            model = Sapiens2(arch=name)
+        gqa = [i for i, b in enumerate(model.blocks) if b.attn.num_kv_heads != b.attn.num_heads]
+        assert gqa == summary[name]['gqa_block_indices']
+        assert sum(p.numel() for p in model.parameters()) == summary[name]['total_parameters']
+    periods = Sapiens2(arch='sapiens2_nano', img_size=(32, 32)).rope_embed.periods
+    assert periods.dtype == torch.bfloat16 and periods[0] == 1.0
+
+
+def _golden_case(case):
+    with open(osp.join(GOLDEN, 'golden.json')) as f:
+        meta = json.load(f)
+    return meta, meta['cases'][case]
+
+
+@pytest.mark.parametrize('case', ['tiny_plain', 'tiny_tokenizer', 'tiny_rope_fp32'])
+@pytest.mark.parametrize('out_type', ['raw', 'featmap', 'cls_token'])
+def test_golden_vectors(case, out_type):
+    meta, spec = _golden_case(case)
+    weights = load_file(osp.join(GOLDEN, f'{case}.weights.safetensors'))
+    io = load_file(osp.join(GOLDEN, f'{case}.io.safetensors'))
+    model = Sapiens2(arch=meta['arch'], layer_cfgs=meta['layer_cfgs'], patch_size=meta['patch_size'],
+                     out_type=out_type, **spec['constructor'])
+    model.load_state_dict(weights, strict=True)
+    model.eval()
+    with torch.no_grad():
+        outs = model(io['input'])
+    assert len(outs) == 2
+    for index, out in enumerate(outs):
+        expected = io[f'{out_type}.{index}']
+        assert out.shape == expected.shape
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('out_type,shape', [('raw', (2, 9 + 12, 64)), ('featmap', (2, 64, 4, 3)),
+                                             ('cls_token', (2, 64))])
+def test_output_shapes_and_indices(out_type, shape):
+    model = tiny(out_type=out_type, out_indices=[0, -1])
+    outs = model(torch.randn(2, 3, 64, 48))
+    assert isinstance(outs, tuple) and len(outs) == 2
+    assert all(o.shape == shape for o in outs)
+
+
+def test_final_norm_only_after_last_block():
+    model = tiny(out_type='raw', out_indices=[0, 1])
+    x = torch.randn(1, 3, 64, 48)
+    with torch.no_grad():
+        first, last = model(x)
+        model.ln1 = torch.nn.Identity()
+        first_no_norm, last_no_norm = model(x)
+    torch.testing.assert_close(first, first_no_norm)
+    assert not torch.allclose(last, last_no_norm)
+
+
+def test_tokenizer_reduces_grid_and_chunks_windows():
+    model = tiny(out_type='featmap', use_tokenizer=True, img_size=(128, 64))
+    x = torch.randn(1, 3, 128, 64)
+    with torch.no_grad():
+        full = model(x)[0]
+        model.tokenizer.chunk_size = 3  # 8 windows -> several chunks, same result
+        chunked = model(x)[0]
+    assert full.shape == (1, 64, 2, 1)
+    torch.testing.assert_close(full, chunked)
+
+
+def test_sparse_encoding_equals_dense_with_all_tokens_kept():
+    model = tiny(out_type='raw')
+    x = torch.randn(2, 3, 64, 48)
+    keep = torch.arange(12).expand(2, -1)
+    with torch.no_grad():
+        dense = model(x)[0]
+        sparse = model(x, keep_indices=keep)[0]
+        masked = model(x, keep_mask=torch.ones(2, 12, dtype=torch.bool))[0]
+    torch.testing.assert_close(sparse, dense)
+    torch.testing.assert_close(masked, dense)
+
+
+def test_sparse_encoding_keeps_true_positions():
+    model = tiny(out_type='raw')
+    x = torch.randn(1, 3, 64, 48)
+    keep = torch.tensor([[1, 5, 7, 10]])
+    with torch.no_grad():
+        sparse = model(x, keep_indices=keep)[0]
+        shuffled = model(x, keep_indices=keep[:, [2, 0, 3, 1]])[0]
+    assert sparse.shape == (1, 9 + 4, 64)
+    # Attention is permutation-equivariant given true RoPE positions: reordering kept tokens reorders outputs.
+    torch.testing.assert_close(shuffled[:, 9:], sparse[:, 9:][:, [2, 0, 3, 1]], rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(shuffled[:, :9], sparse[:, :9], rtol=1e-4, atol=1e-5)
+
+
+def test_gradients_reach_every_parameter():
+    model = tiny(out_type='raw', use_tokenizer=True, img_size=(128, 64), with_cp=True).train()
+    model(torch.randn(2, 3, 128, 64))[0].square().mean().backward()
+    missing = [n for n, p in model.named_parameters() if p.grad is None or not p.grad.abs().sum() > 0]
+    assert missing == []
+
+
+def test_bf16_autocast_runs():
+    model = tiny(out_type='featmap')
+    with torch.autocast('cpu', dtype=torch.bfloat16), torch.no_grad():
+        out = model(torch.randn(1, 3, 64, 48))[0]
+    assert out.shape == (1, 64, 4, 3) and torch.isfinite(out.float()).all()
+
+
+def test_frozen_stages():
+    model = Sapiens2(arch='sapiens2_tiny', img_size=(128, 64), frozen_stages=2, use_tokenizer=True)
+    model.train()
+    assert not any(p.requires_grad for p in model.patch_embed.parameters())
+    assert not any(p.requires_grad for p in model.tokenizer.parameters())
+    assert not model.cls_token.requires_grad and not model.storage_tokens.requires_grad
+    assert all(not p.requires_grad for b in model.blocks[:2] for p in b.parameters())
+    assert all(p.requires_grad for b in model.blocks[2:] for p in b.parameters())
+    assert model.ln1.weight.requires_grad and not model.blocks[0].training and model.blocks[2].training
+    fully = Sapiens2(arch='sapiens2_nano', img_size=(32, 32), frozen_stages=2)
+    assert not fully.ln1.weight.requires_grad
+
+
+def test_custom_arch_and_layer_cfgs():
+    arch = dict(embed_dims=32, num_layers=3, num_heads=2, feedforward_channels=64, num_tokenizer_layers=1)
+    model = Sapiens2(arch=arch, img_size=(32, 32), layer_cfgs=[{}, dict(num_kv_heads=1), {}])
+    assert [b.attn.num_kv_heads for b in model.blocks] == [2, 1, 2]
+    assert model.state_dict()['blocks.1.attn.wk.weight'].shape == (16, 32)
+    assert 'sapiens2_tiny' in ARCH_SETTINGS and 'sapiens2_nano' in ARCH_SETTINGS
+
+
+def test_official_arch_name_aliases():
+    with torch.device('meta'):
+        assert Sapiens2(arch='SAPIENS2_0.4B').embed_dims == 1024
+        assert Sapiens2(arch='0.4b').embed_dims == 1024
+
+
+@pytest.mark.parametrize('kwargs,match', [
+    (dict(arch='sapiens2_2b'), 'Unknown Sapiens2 arch'),
+    (dict(arch=dict(embed_dims=64)), 'missing'),
+    (dict(img_size=(100, 48)), 'multiples of patch_size = 16'),
+    (dict(img_size=(64, 48), use_tokenizer=True), r'patch_size x window_size = 64'),
+    (dict(out_indices=[2]), 'out of range'),
+    (dict(out_type='tokens'), 'out_type'),
+])
+def test_bad_constructor_arguments(kwargs, match):
+    kwargs = {'arch': 'sapiens2_nano', 'img_size': (64, 48), **kwargs}
+    with pytest.raises(ValueError, match=match):
+        Sapiens2(**kwargs)
+
+
+def test_bad_inputs_at_forward():
+    model = tiny(out_type='featmap')
+    with pytest.raises(ValueError, match=r'multiples of patch_size'):
+        model(torch.randn(1, 3, 70, 48))
+    with pytest.raises(ValueError, match=r'\(B, 3, H, W\)'):
+        model(torch.randn(1, 4, 64, 48))
+    with pytest.raises(ValueError, match='featmap'):
+        model(torch.randn(1, 3, 64, 48), keep_indices=torch.tensor([[0, 1]]))

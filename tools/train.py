@@ -1,0 +1,32 @@
+"""Train a model from a config: ``python tools/train.py CONFIG [--work-dir D] [--resume [CKPT]] [--amp] ...``."""
+import argparse
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))  # repo root, for `projects.*` imports
+
+from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config  # noqa: E402
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description='Train a sapiens2 model')
+    parser.add_argument('config', help='config file path')
+    parser.add_argument('--work-dir', help='directory for logs and checkpoints (default work_dirs/<config name>)')
+    parser.add_argument('--resume', nargs='?', const='auto', default=None,
+                        help='resume from CKPT, or from the latest checkpoint in the work dir when no path is given')
+    parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
+    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    cfg = load_config(args.config, args.cfg_options)
+    cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher)
+    build_runner(cfg).train()
+
+
+if __name__ == '__main__':
+    main()
