@@ -9,7 +9,7 @@ import os.path as osp
 import re
 import tempfile
 from collections import OrderedDict
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import torch
 from mmengine.logging import MMLogger
@@ -152,3 +152,16 @@ def load_model_weights(model: nn.Module,
         state_dict = OrderedDict((k, v) for k, v in state_dict.items() if k not in unexpected and k not in mismatched)
     model.load_state_dict(state_dict, strict=False)
     return missing, unexpected
+
+
+def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = ()) -> StateDict:
+    """Converts between .safetensors and torch (.pth) checkpoints, keeping only the model weights.
+
+    ``renames`` are (old prefix, new prefix) pairs applied to keys, e.g. ``('head.', 'decode_head.')`` to give a
+    pose checkpoint trained with mmpose the official key layout. Tensors (and their dtypes) are kept bit-exact.
+    """
+    state_dict = load_weights(src)
+    for old, new in renames:
+        state_dict = OrderedDict((new + k[len(old):] if k.startswith(old) else k, v) for k, v in state_dict.items())
+    save_weights(state_dict, dst)
+    return state_dict

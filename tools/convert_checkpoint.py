@@ -1,0 +1,34 @@
+"""Convert checkpoints between the official .safetensors layout and MMEngine .pth files (both ways).
+
+    python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...]
+
+The format follows each file's suffix. Only model weights are kept; tensors and dtypes are copied bit-exact.
+Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
+"""
+import argparse
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+
+from sapiens2.engine.checkpoint import convert_checkpoint  # noqa: E402
+
+
+def parse_rename(text: str):
+    if '=' not in text:
+        raise argparse.ArgumentTypeError(f'--rename expects OLD=NEW, got {text!r}')
+    return tuple(text.split('=', 1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('src', help='input checkpoint (.safetensors, .pth, .bin)')
+    parser.add_argument('dst', help='output checkpoint (.safetensors or .pth)')
+    parser.add_argument('--rename', type=parse_rename, action='append', default=[], help='OLD=NEW key prefix')
+    args = parser.parse_args()
+    state_dict = convert_checkpoint(args.src, args.dst, args.rename)
+    print(f'Wrote {len(state_dict)} tensors to {args.dst}')
+
+
+if __name__ == '__main__':
+    main()
