@@ -1,0 +1,134 @@
+"""A posed, dressed mannequin in world coordinates: its primitives and its 308 keypoints.
+
+World frame: y up, ground plane y = 0. A person stands at (x, 0, z) facing ``ry(yaw) @ (0, 0, 1)``.
+"""
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .appearance import Appearance
+from .face import HeadModel
+from .geometry import ry
+from .keypoints import body_keypoints
+from .mannequin import FINGERS, SIDES, BodyShape, Pose, Skeleton, finger_radius, foot, mirror_pose, palm, skeleton
+from .metainfo import seg_ids
+from .primitives import PrimitiveSet
+
+
+@dataclass(frozen=True)
+class PersonParams:
+    """Everything that defines one rendered person."""
+    shape: BodyShape
+    pose: Pose
+    look: Appearance
+    x: float = 0.0
+    z: float = 3.0
+    yaw: float = np.pi
+
+
+def mirror_person(p: PersonParams) -> PersonParams:
+    """The person reflected through the world plane x = 0 (anatomical left and right swap)."""
+    return replace(p, pose=mirror_pose(p.pose), x=-p.x, yaw=-p.yaw)
+
+
+@dataclass
+class PersonModel:
+    """World-space primitives, keypoints (308, 3) and per-keypoint occlusion depth tolerances (308, ) in metres."""
+    prims: PrimitiveSet
+    keypoints: np.ndarray
+    tolerance: np.ndarray
+
+
+def _torso(ps: PrimitiveSet, sk: Skeleton, look: Appearance) -> None:
+    ids, d = seg_ids(), sk.dims
+    h, g = d['height'], d['girth']
+    chest = sk.frames['chest']
+    top_color = look.skin if look.top == 'Torso' else look.top_color
+    ps.add_ellipsoid([0.0, 0.03 * h, -0.005 * h], sk.frames['pelvis'], [0.10 * h * g, 0.08 * h, 0.066 * h * g],
+                     ids['Lower_Clothing'], look.bottom_color, 'torso')
+    ps.add_ellipsoid(chest @ [0.0, 0.12 * h, 0.0], chest, [0.088 * h * g, 0.115 * h, 0.06 * h * g], ids[look.top],
+                     top_color, 'torso')
+    ps.add_ellipsoid(chest @ [0.0, 0.215 * h, -0.005 * h], chest, [0.1 * h * g, 0.095 * h, 0.066 * h * g],
+                     ids[look.top], top_color, 'torso')
+    neck_low = sk.joints['neck_base'] - chest @ [0.0, 0.03 * h, 0.0]
+    ps.add_capsule(neck_low, sk.joints['neck_top'], d['r_neck'], ids['Face_Neck'], look.skin, 'torso')
+
+
+def _head(ps: PrimitiveSet, sk: Skeleton, head: HeadModel, look: Appearance) -> None:
+    rot, center = sk.frames['head'], sk.joints['head']
+    caps, ells = head.primitives(look)
+    for a, b, r, label, color in caps:
+        ps.add_capsule(center + rot @ a, center + rot @ b, r, label, color, 'head')
+    for c, radii, label, color in ells:
+        ps.add_ellipsoid(center + rot @ c, rot, radii, label, color, 'head')
+
+
+def _shell(ps, a, b, r, fraction: float, label: int, color, group: str) -> None:
+    """A garment shell around the first ``fraction`` of the limb segment a-b."""
+    ps.add_capsule(a, a + fraction * (b - a), r, label, color, group)
+
+
+def _arm(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
+    ids, d, j = seg_ids(), sk.dims, sk.joints
+    cap = side.capitalize()
+    sh, el, wr = j[f'{side}_shoulder'], j[f'{side}_elbow'], j[f'{side}_wrist']
+    group = f'{side}_arm'
+    ps.add_capsule(sh, el, d['r_upper_arm'], ids[f'{cap}_Upper_Arm'], look.skin, group)
+    ps.add_capsule(el, wr, d['r_forearm'], ids[f'{cap}_Lower_Arm'], look.skin, group)
+    if look.sleeves != 'none':
+        long = look.sleeves == 'long'
+        _shell(ps, sh, el, 1.18 * d['r_upper_arm'], 1.0 if long else 0.45, ids[look.top], look.top_color, group)
+        if long:
+            _shell(ps, el, wr, 1.2 * d['r_forearm'], 0.9, ids[look.top], look.top_color, group)
+    _hand(ps, sk, side, look)
+
+
+def _hand(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
+    label, group = seg_ids()[f'{side.capitalize()}_Hand'], f'{side}_hand'
+    center, rot, radii = palm(sk, side)
+    ps.add_ellipsoid(center, rot, radii, label, look.skin, group)
+    for finger in ('thumb', ) + FINGERS:
+        r = finger_radius(finger, sk.dims['hand'])
+        for k in range(3):
+            ps.add_capsule(sk.joints[f'{side}_{finger}_{k}'], sk.joints[f'{side}_{finger}_{k + 1}'], r, label,
+                           look.skin, group)
+
+
+def _leg(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
+    ids, d, j = seg_ids(), sk.dims, sk.joints
+    cap = side.capitalize()
+    hip, knee, ankle = j[f'{side}_hip'], j[f'{side}_knee'], j[f'{side}_ankle']
+    group = f'{side}_leg'
+    ps.add_capsule(hip, knee, d['r_thigh'], ids[f'{cap}_Upper_Leg'], look.skin, group)
+    ps.add_capsule(knee, ankle, d['r_shank'], ids[f'{cap}_Lower_Leg'], look.skin, group)
+    trousers = look.bottom == 'trousers'
+    _shell(ps, hip, knee, 1.1 * d['r_thigh'], 1.0 if trousers else look.shorts_len, ids['Lower_Clothing'],
+           look.bottom_color, group)
+    if trousers:
+        _shell(ps, knee, ankle, 1.15 * d['r_shank'], 0.92, ids['Lower_Clothing'], look.bottom_color, group)
+    if look.shoes and look.socks > 0:
+        _shell(ps, ankle, knee, 1.1 * d['r_shank'], look.socks, ids[f'{cap}_Sock'], look.sock_color, group)
+    label = ids[f'{cap}_Shoe'] if look.shoes else ids[f'{cap}_Foot']
+    ps.add_ellipsoid(*foot(sk, side), label, look.shoe_color if look.shoes else look.skin, group)
+
+
+def _lowest_point(ps: PrimitiveSet) -> float:
+    caps = [min(a[1], b[1]) - r for a, b, r in zip(ps.caps_a, ps.caps_b, ps.caps_r)]
+    ells = [c[1] - np.sqrt(((rot[1] * radii)**2).sum()) for c, rot, radii in zip(ps.ell_c, ps.ell_rot, ps.ell_radii)]
+    return float(min(caps + ells))
+
+
+def build_person(p: PersonParams) -> PersonModel:
+    """Pose, dress and place one person; feet (the lowest point) rest on the ground plane."""
+    sk = skeleton(p.shape, p.pose)
+    head = HeadModel(sk.dims['head'])
+    ps = PrimitiveSet()
+    _torso(ps, sk, p.look)
+    _head(ps, sk, head, p.look)
+    for side in SIDES:
+        _arm(ps, sk, side, p.look)
+        _leg(ps, sk, side, p.look)
+    keypoints, tolerance = body_keypoints(sk, head)
+    rot = ry(p.yaw)
+    trans = np.array([p.x, -_lowest_point(ps), p.z])
+    return PersonModel(prims=ps.transformed(rot, trans), keypoints=keypoints @ rot.T + trans, tolerance=tolerance)

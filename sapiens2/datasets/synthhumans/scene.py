@@ -1,0 +1,110 @@
+"""Scene parameters (camera, light, background, people), their random sampling and their mirror image."""
+from dataclasses import dataclass, replace
+from typing import Tuple
+
+import numpy as np
+
+from .appearance import sample_appearance
+from .body import PersonParams, mirror_person
+from .geometry import rx, ry, rz
+from .mannequin import sample_pose, sample_shape
+
+_B = np.diag([-1.0, -1.0, 1.0])  # world (y up, camera looking along +z) -> OpenCV camera axes
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Pinhole camera at world (0, height, 0) with square pixels and the principal point at the image centre.
+
+    ``pitch`` > 0 looks down; ``yaw`` and ``roll`` turn about the world up axis and the optical axis.
+    """
+    size: Tuple[int, int]
+    focal: float
+    height: float
+    pitch: float = 0.0
+    yaw: float = 0.0
+    roll: float = 0.0
+
+    @property
+    def K(self) -> np.ndarray:
+        h, w = self.size
+        return np.array([[self.focal, 0.0, (w - 1) / 2.0], [0.0, self.focal, (h - 1) / 2.0], [0.0, 0.0, 1.0]])
+
+    @property
+    def extrinsic(self) -> np.ndarray:
+        """World-to-camera 4x4 (OpenCV camera frame: x right, y down, z forward)."""
+        rot = rz(self.roll) @ rx(self.pitch) @ _B @ ry(self.yaw)
+        ext = np.eye(4)
+        ext[:3, :3] = rot
+        ext[:3, 3] = -rot @ np.array([0.0, self.height, 0.0])
+        return ext
+
+
+@dataclass(frozen=True)
+class Light:
+    """Directional light: unit direction towards the light in the camera frame, ambient and overall intensity."""
+    direction: Tuple[float, float, float]
+    ambient: float
+    intensity: float
+
+
+@dataclass(frozen=True)
+class Scene:
+    camera: Camera
+    light: Light
+    persons: Tuple[PersonParams, ...]
+    background_seed: int
+    background_flip: bool = False
+
+
+def mirror_scene(scene: Scene) -> Scene:
+    """The scene reflected through the world plane x = 0; it renders as the horizontally flipped image."""
+    cam = replace(scene.camera, yaw=-scene.camera.yaw, roll=-scene.camera.roll)
+    lx, ly, lz = scene.light.direction
+    return replace(scene, camera=cam, light=replace(scene.light, direction=(-lx, ly, lz)),
+                   persons=tuple(mirror_person(p) for p in scene.persons),
+                   background_flip=not scene.background_flip)
+
+
+def _sample_yaw(rng: np.random.Generator) -> float:
+    """Facing direction: mostly towards the camera, sometimes in profile or from the back."""
+    kind = rng.choice(3, p=(0.6, 0.25, 0.15))
+    if kind == 0:
+        return float(np.pi + rng.normal(0.0, 0.45))
+    if kind == 1:
+        return float(np.pi + rng.choice((-1.0, 1.0)) * np.pi / 2 + rng.normal(0.0, 0.3))
+    return float(rng.normal(0.0, 0.4))
+
+
+def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Horizontal image positions (fractions of the width) of n people; neighbours often overlap."""
+    if n == 1:
+        return np.array([rng.uniform(0.35, 0.65)])
+    gaps = rng.uniform(0.15, 0.45, n - 1)
+    cols = np.concatenate([[0.0], np.cumsum(gaps)])
+    return cols - cols.mean() + 0.5 + rng.uniform(-0.08, 0.08)
+
+
+def sample_scene(rng: np.random.Generator, size: Tuple[int, int]) -> Scene:
+    """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H."""
+    height, width = size
+    focal = (height / 2.0) / np.tan(np.deg2rad(rng.uniform(35.0, 55.0)) / 2.0)
+    n = int(rng.choice(3, p=(0.45, 0.35, 0.2))) + 1
+    shapes = [sample_shape(rng) for _ in range(n)]
+    depth0 = focal * shapes[0].height / (rng.uniform(0.45, 0.85) * height)
+    cam_h = rng.uniform(0.6, 1.6)
+    pitch = float(np.arctan2(cam_h - 0.5 * shapes[0].height, depth0))
+    cam = Camera(size=size, focal=float(focal), height=float(cam_h), pitch=pitch, yaw=float(rng.normal(0, 0.05)),
+                 roll=float(rng.normal(0, 0.03)))
+    cam_to_world = cam.extrinsic[:3, :3].T
+    persons = []
+    for shape, col in zip(shapes, _columns(rng, n)):
+        z_cam = max(depth0 * rng.uniform(0.85, 1.35), focal * shape.height / (0.92 * height)) if persons else depth0
+        ray = np.array([(col * (width - 1) - cam.K[0, 2]) / focal, 0.0, 1.0])
+        x, _, z = cam_to_world @ (ray * z_cam)
+        persons.append(PersonParams(shape=shape, pose=sample_pose(rng), look=sample_appearance(rng), x=float(x),
+                                    z=float(z), yaw=_sample_yaw(rng)))
+    direction = np.array([rng.uniform(-0.8, 0.8), rng.uniform(-1.0, -0.1), rng.uniform(-1.0, -0.3)])
+    light = Light(direction=tuple(float(v) for v in direction / np.linalg.norm(direction)),
+                  ambient=float(rng.uniform(0.25, 0.5)), intensity=float(rng.uniform(0.85, 1.15)))
+    return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=int(rng.integers(2**31)))

@@ -1,0 +1,64 @@
+"""On-disk formats of a SynthHumans split (one sample at a time) and of its COCO-style keypoint annotations."""
+import json
+import os
+import os.path as osp
+from typing import List
+
+import cv2
+import numpy as np
+
+from .metainfo import keypoint_meta
+from .render import Rendering
+
+FOLDERS = ('rgb', 'mask', 'instance', 'seg', 'albedo', 'normal', 'depth', 'camera_intrinsics', 'camera_extrinsics')
+NUM_KEYPOINTS = 308
+
+
+def make_split_dirs(root: str, split: str) -> None:
+    for folder in FOLDERS:
+        os.makedirs(osp.join(root, split, folder), exist_ok=True)
+    os.makedirs(osp.join(root, 'annotations'), exist_ok=True)
+
+
+def _imwrite(path: str, image: np.ndarray) -> None:
+    if not cv2.imwrite(path, image):
+        raise OSError(f'could not write {path}; check that the folder exists and is writable')
+
+
+def write_sample(root: str, split: str, name: str, r: Rendering) -> None:
+    """Write every map of one rendering as ``<root>/<split>/<folder>/<name>.<ext>``."""
+    base = osp.join(root, split)
+    for folder, image in (('rgb', r.image), ('mask', r.mask), ('instance', r.instance), ('seg', r.seg),
+                          ('albedo', r.albedo)):
+        _imwrite(osp.join(base, folder, f'{name}.png'), image)
+    np.save(osp.join(base, 'normal', f'{name}.npy'), r.normal)
+    np.save(osp.join(base, 'depth', f'{name}.npy'), r.depth)
+    np.savetxt(osp.join(base, 'camera_intrinsics', f'{name}.txt'), r.K, fmt='%.10g')
+    np.savetxt(osp.join(base, 'camera_extrinsics', f'{name}.txt'), r.extrinsic, fmt='%.10g')
+
+
+def coco_records(r: Rendering, image_id: int, file_name: str, first_ann_id: int):
+    """The COCO ``image`` record and the ``annotations`` of the visible people of one rendering."""
+    height, width = r.mask.shape
+    image = dict(id=image_id, file_name=file_name, width=width, height=height)
+    anns = []
+    for kps, bbox, area in zip(r.keypoints, r.bboxes, r.areas):
+        if area == 0:
+            continue
+        flat = np.round(kps, 3)
+        flat[:, 2] = kps[:, 2]
+        anns.append(dict(id=first_ann_id + len(anns), image_id=image_id, category_id=1,
+                         keypoints=[float(v) for v in flat.reshape(-1)], num_keypoints=int((kps[:, 2] > 0).sum()),
+                         bbox=[float(v) for v in bbox], area=float(area), iscrowd=0))
+    return image, anns
+
+
+def write_annotations(root: str, split: str, images: List[dict], annotations: List[dict]) -> str:
+    """Write ``<root>/annotations/keypoints308_<split>.json`` and return its path."""
+    meta = keypoint_meta()
+    category = dict(id=1, name='person', supercategory='person', keypoints=meta['keypoint_names'],
+                    skeleton=[link['link'] for link in meta['skeleton_links']])
+    path = osp.join(root, 'annotations', f'keypoints308_{split}.json')
+    with open(path, 'w') as f:
+        json.dump(dict(images=images, annotations=annotations, categories=[category]), f)
+    return path

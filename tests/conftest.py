@@ -1,0 +1,18 @@
+"""Shared pytest fixtures."""
+import os.path as osp
+
+import pytest
+
+REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+
+
+@pytest.fixture(scope='session')
+def synthhumans_root() -> str:
+    """The default SynthHumans dataset (256 train + 64 val at 256x192, seed 0), rendered once under data/.
+
+    Generation is deterministic regardless of thread settings (pure numpy element-wise maths and OpenCV I/O) and
+    safe when several pytest processes start at once (file lock, temporary folder, atomic rename).
+    """
+    from sapiens2.datasets.synthhumans import ensure_synthhumans
+    return ensure_synthhumans(osp.join(REPO_ROOT, 'data', 'synthhumans'), num_train=256, num_val=64, size=(256, 192),
+                              seed=0)

@@ -1,0 +1,70 @@
+"""Render a SynthHumans contact sheet: per sample a row of image, keypoints + skeleton, part labels, normals,
+depth and albedo, to check visually that people look like people and that every map lines up.
+
+Usage: python tools/misc/synthhumans_contact_sheet.py --out work_dirs/synthhumans_sheet.png [--num 6] [--seed 0]
+"""
+import argparse
+import os
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for  # noqa: E402
+from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta  # noqa: E402
+
+
+def draw_keypoints(r: Rendering) -> np.ndarray:
+    """The image with skeleton links and keypoints (visible filled, occluded as rings) of every person."""
+    canvas = r.image.copy()
+    links = keypoint_meta()['skeleton_links']
+    for kps in r.keypoints:
+        for link in links:
+            (a, b), color = link['link'], link['color'][::-1]
+            if kps[a, 2] > 0 and kps[b, 2] > 0:
+                cv2.line(canvas, tuple(np.round(kps[a, :2]).astype(int)), tuple(np.round(kps[b, :2]).astype(int)),
+                         color, 1, cv2.LINE_AA)
+        for x, y, v in kps:
+            if v == 2:
+                cv2.circle(canvas, (int(round(x)), int(round(y))), 1, (0, 255, 0), -1)
+            elif v == 1:
+                cv2.circle(canvas, (int(round(x)), int(round(y))), 2, (0, 0, 255), 1)
+    return canvas
+
+
+def colorize_depth(depth: np.ndarray) -> np.ndarray:
+    fg = depth > 0
+    out = np.zeros(depth.shape + (3, ), np.uint8)
+    if fg.any():
+        lo, hi = depth[fg].min(), depth[fg].max()
+        scaled = np.clip(255 * (depth - lo) / max(hi - lo, 1e-6), 0, 255).astype(np.uint8)
+        out[fg] = cv2.applyColorMap(255 - scaled, cv2.COLORMAP_TURBO)[fg]
+    return out
+
+
+def sheet_row(r: Rendering) -> np.ndarray:
+    palette = np.array(seg_meta()['palette_rgb'], np.uint8)[:, ::-1]
+    normal = np.where(r.mask[..., None] > 0, np.round((0.5 - 0.5 * r.normal) * 255), 0).astype(np.uint8)[..., ::-1]
+    panels = [r.image, draw_keypoints(r), palette[r.seg], normal, colorize_depth(r.depth), r.albedo]
+    return np.concatenate([np.pad(p, ((2, 2), (2, 2), (0, 0))) for p in panels], axis=1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description='Render a SynthHumans contact sheet.')
+    parser.add_argument('--out', default='work_dirs/synthhumans_contact_sheet.png')
+    parser.add_argument('--num', type=int, default=6)
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--split', default='train', choices=('train', 'val'))
+    parser.add_argument('--size', type=int, nargs=2, default=(256, 192), metavar=('H', 'W'))
+    args = parser.parse_args()
+    rows = [sheet_row(render_scene(scene_for(args.seed, args.split, i, tuple(args.size)))) for i in range(args.num)]
+    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
+    cv2.imwrite(args.out, np.concatenate(rows, axis=0))
+    print(f'wrote {args.out}')
+
+
+if __name__ == '__main__':
+    main()
