@@ -66,7 +66,7 @@ if ! "$VENV/bin/python" -c "import xtcocotools.coco" 2>/dev/null; then
   step "xtcocotools from source against the installed numpy"
   $PIP install -q $PIN --no-binary xtcocotools --no-build-isolation xtcocotools==1.14.3
 fi
-step "test requirements and sapiens2 (editable)"
-$PIP install -q $PIN -r requirements/tests.txt
+step "test and optional requirements (export, logging), sapiens2 (editable)"
+$PIP install -q $PIN -r requirements/tests.txt -r requirements/optional.txt
 $PIP install -q $PIN --no-deps --no-build-isolation -e .
 step "done"
