@@ -1,0 +1,42 @@
+# Tiny pretraining on a SynthHumans image folder (CPU-friendly): the same objective at 128x96 with a nano backbone.
+# Generate the images first: python -c "from sapiens2.datasets.synthhumans import ensure_synthhumans as e; e()"
+_base_ = ['./_base_/pretrain_1024x768.py']
+
+image_size = (128, 96)
+local_size = (64, 48)  # 3/8 of the side would not be a multiple of the patch size at this scale
+num_local = 2
+max_iters = 200
+warmup_iters = 10
+
+model = dict(
+    backbone=dict(arch='sapiens2_nano', img_size=image_size),
+    mae_decoder=dict(embed_dims=64, num_layers=2, num_heads=4),
+    dino_head=dict(num_prototypes=256, hidden_dim=256, bottleneck_dim=64),
+    dino_loss=dict(warmup_iters=warmup_iters))
+
+train_pipeline = [
+    dict(type='LoadImageOrSkip'),
+    dict(type='MultiViewCrop', global_size=image_size, local_size=local_size, num_local=num_local),
+    dict(type='PackMultiViewInputs'),
+]
+train_dataloader = dict(
+    batch_size=8,
+    num_workers=2,
+    persistent_workers=True,
+    pin_memory=False,
+    dataset=dict(data_root='data/synthhumans/train/rgb', verify=True, pipeline=train_pipeline))
+train_cfg = dict(max_iters=max_iters)
+
+optim_wrapper = dict(
+    _delete_=True,
+    type='OptimWrapper',
+    constructor='StudentOptimWrapperConstructor',
+    optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05),
+    paramwise_cfg={{_base_.optim_wrapper.paramwise_cfg}},
+    clip_grad=dict(max_norm=5.0, norm_type=2))
+param_scheduler = [
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),
+    dict(type='CosineAnnealingLR', T_max=max_iters - warmup_iters, eta_min=1e-7, by_epoch=False, begin=warmup_iters,
+         end=max_iters),
+]
+default_hooks = dict(logger=dict(interval=10), checkpoint=dict(interval=100, max_keep_ckpts=2))

@@ -1,0 +1,32 @@
+"""Export of the pretrained student or teacher backbone as a bare-key checkpoint (official pretrain layout)."""
+from collections import OrderedDict
+from typing import Mapping
+
+from torch import Tensor
+
+from sapiens2.engine.checkpoint import extract_state_dict, load_weights, save_weights
+
+BACKBONE_PREFIXES = dict(student='backbone.', teacher='teacher.backbone.')
+
+
+def backbone_state_dict(state_dict: Mapping[str, Tensor], source: str = 'student') -> 'OrderedDict[str, Tensor]':
+    """The ``source`` ('student' or 'teacher') backbone weights of a ``Sapiens2Pretrainer`` state dict, with bare
+    keys (``cls_token``, ``blocks.0.attn.wq.weight``, ..., ``rope_embed.periods``, ``ln1.weight``)."""
+    if source not in BACKBONE_PREFIXES:
+        raise ValueError(f'source must be one of {sorted(BACKBONE_PREFIXES)}, got {source!r}')
+    prefix = BACKBONE_PREFIXES[source]
+    bare = OrderedDict((k[len(prefix):], v) for k, v in state_dict.items() if k.startswith(prefix))
+    if not bare:
+        raise KeyError(f'No key starts with {prefix!r}: this is not a Sapiens2Pretrainer checkpoint '
+                       f'(first keys: {list(state_dict)[:5]}).')
+    return bare
+
+
+def export_backbone(checkpoint: str | Mapping[str, Tensor], out_file: str,
+                    source: str = 'student') -> 'OrderedDict[str, Tensor]':
+    """Writes the ``source`` backbone of a pretraining checkpoint (MMEngine .pth, .safetensors or a state dict)
+    to ``out_file`` (.safetensors, or a torch file for other suffixes) and returns the exported state dict."""
+    state = load_weights(checkpoint) if isinstance(checkpoint, str) else extract_state_dict(checkpoint)
+    bare = backbone_state_dict(state, source)
+    save_weights(bare, out_file)
+    return bare

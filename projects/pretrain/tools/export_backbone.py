@@ -1,0 +1,31 @@
+"""Export the student or teacher backbone of a pretraining checkpoint as bare-key safetensors.
+
+Usage: python projects/pretrain/tools/export_backbone.py CHECKPOINT OUT.safetensors [--source student|teacher]
+The output loads into any task config through ``backbone.init_cfg=dict(type='Pretrained', checkpoint=OUT)``.
+"""
+import argparse
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.abspath(osp.join(osp.dirname(__file__), '..', '..', '..')))
+
+from projects.pretrain.sapiens2_pretrain.export import BACKBONE_PREFIXES, export_backbone  # noqa: E402
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('checkpoint', help='pretraining checkpoint (MMEngine .pth or .safetensors)')
+    parser.add_argument('out_file', help='output file, e.g. sapiens2_0.4b_pretrain.safetensors')
+    parser.add_argument('--source', choices=sorted(BACKBONE_PREFIXES), default='student',
+                        help='which backbone to export (default: student)')
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    state = export_backbone(args.checkpoint, args.out_file, args.source)
+    print(f'wrote {len(state)} tensors ({args.source} backbone) to {args.out_file}')
+
+
+if __name__ == '__main__':
+    main()

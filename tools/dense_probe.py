@@ -1,0 +1,58 @@
+"""Dense probing: freeze a config's backbone (+ checkpoint), train one fixed lightweight decoder, report the metric.
+
+Usage: python tools/dense_probe.py CONFIG [--checkpoint CKPT] --task {seg,normal,depth} --data-root ROOT
+                                   [--prefix auto] [--size H W] [--epochs N] [--device cpu] [--out result.json]
+CONFIG is any config whose ``model.backbone`` is a registered backbone (task or pretraining configs). Without
+--checkpoint the randomly initialised backbone is probed. Every run uses the same decoder and hyper-parameters, so
+the printed metric ranks backbones. See projects/pretrain/README.md.
+"""
+import argparse
+import json
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))  # repo root, for `projects.*` imports
+
+from mmengine.registry import init_default_scope  # noqa: E402
+
+from projects.pretrain.sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe  # noqa: E402
+from sapiens2.engine.launch import DictAction, load_config  # noqa: E402
+
+
+def parse_args() -> argparse.Namespace:
+    defaults = ProbeSettings()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('config', help='config with a model.backbone entry')
+    parser.add_argument('--checkpoint', help='backbone, task or pretraining checkpoint (default: random init)')
+    parser.add_argument('--prefix', default='auto',
+                        help="key prefix to strip: 'auto' (backbone. when present), 'none', or e.g. "
+                        "'teacher.backbone.' for the teacher of a pretraining checkpoint")
+    parser.add_argument('--task', required=True, choices=sorted(TASKS))
+    parser.add_argument('--data-root', required=True, help='dataset root in the SynthHumans layout')
+    parser.add_argument('--size', nargs=2, type=int, default=defaults.size, metavar=('H', 'W'))
+    parser.add_argument('--epochs', type=int, default=defaults.epochs)
+    parser.add_argument('--device', default='cpu')
+    parser.add_argument('--out', help='write the result as JSON to this file')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    cfg = load_config(args.config, args.cfg_options)
+    init_default_scope(cfg.get('default_scope', 'sapiens2'))
+    if 'model' not in cfg or 'backbone' not in cfg.model:
+        raise KeyError(f'{args.config} has no model.backbone to probe.')
+    settings = ProbeSettings(size=tuple(args.size), epochs=args.epochs)
+    prefix = None if args.prefix == 'none' else args.prefix
+    result = dense_probe(cfg.model.backbone.to_dict(), args.checkpoint, args.task, args.data_root, settings,
+                         prefix=prefix, device=args.device)
+    result['config'] = args.config
+    print(json.dumps(result))
+    if args.out:
+        with open(args.out, 'w') as f:
+            json.dump(result, f, indent=2)
+
+
+if __name__ == '__main__':
+    main()
