@@ -16,3 +16,13 @@ def synthhumans_root() -> str:
     from sapiens2.datasets.synthhumans import ensure_synthhumans
     return ensure_synthhumans(osp.join(REPO_ROOT, 'data', 'synthhumans'), num_train=256, num_val=64, size=(256, 192),
                               seed=0)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_default_scope():
+    """Keeps a test's ``init_default_scope`` (mmpose, mmseg...) from leaking into the tests that follow."""
+    from mmengine.registry import DefaultScope
+    before = dict(DefaultScope._instance_dict)
+    yield
+    DefaultScope._instance_dict.clear()
+    DefaultScope._instance_dict.update(before)
