@@ -8,7 +8,10 @@ default_hooks = dict(
     param_scheduler=dict(type='ParamSchedulerHook'),
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
+    non_finite=dict(type='NonFiniteLossHook', action='stop'),
 )
+# CPU-safe DDP (MMEngine's wrapper always passes device_ids, which torch rejects for CPU modules).
+model_wrapper_cfg = dict(type='Sapiens2DistributedDataParallel', find_unused_parameters=False)
 env_cfg = dict(
     cudnn_benchmark=False,
     mp_cfg=dict(mp_start_method='fork', opencv_num_threads=0),

@@ -6,6 +6,8 @@ from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exp
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
+from sapiens2.utils.config_check import check_config
+
 
 def load_config(path: str, cfg_options: Optional[dict] = None) -> Config:
     """Reads a config file and merges ``--cfg-options``."""
@@ -14,6 +16,7 @@ def load_config(path: str, cfg_options: Optional[dict] = None) -> Config:
     cfg = Config.fromfile(path)
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
+    check_config(cfg)  # unknown `type` names (with suggestions) and a strategy without FlexibleRunner fail here
     return cfg
 
 
@@ -32,9 +35,9 @@ def prepare_train_config(cfg: Config,
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     if amp:
         wrapper_type = cfg.optim_wrapper.get('type', 'OptimWrapper')
-        if wrapper_type not in ('OptimWrapper', 'AmpOptimWrapper'):
+        if wrapper_type not in ('OptimWrapper', 'AmpOptimWrapper', 'Sapiens2AmpOptimWrapper'):
             raise ValueError(f'--amp needs optim_wrapper.type OptimWrapper or AmpOptimWrapper, got {wrapper_type}.')
-        cfg.optim_wrapper.type = 'AmpOptimWrapper'
+        cfg.optim_wrapper.type = 'Sapiens2AmpOptimWrapper'  # bf16 autocast on CPU, MMEngine's AMP on GPU
         cfg.optim_wrapper.setdefault('loss_scale', 'dynamic')
     if resume == 'auto':
         cfg.resume, cfg.load_from = True, None
@@ -59,5 +62,7 @@ def prepare_test_config(cfg: Config,
 def build_runner(cfg: Config) -> Runner:
     """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
+    from sapiens2.engine.dist import init_distributed
     cfg.setdefault('runner_type', 'Sapiens2Runner')
+    init_distributed(cfg.get('launcher'), **cfg.get('env_cfg', {}).get('dist_cfg', {}))  # gloo without a GPU
     return RUNNERS.build(cfg)

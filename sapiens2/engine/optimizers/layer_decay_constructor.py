@@ -33,7 +33,9 @@ def original_shapes(model: nn.Module) -> Dict[str, torch.Size]:
     """Clean name -> shape before any FSDP flattening, for every parameter of ``model``."""
     shapes = {clean_param_name(n): p.shape for n, p in model.named_parameters()}
     for module_name, module in model.named_modules():
-        flat = getattr(module, '_flat_param', None) or getattr(getattr(module, '_handle', None), 'flat_param', None)
+        flat = getattr(module, '_flat_param', None)
+        if flat is None:
+            flat = getattr(getattr(module, '_handle', None), 'flat_param', None)
         for fqn, shape in zip(getattr(flat, '_fqns', ()), getattr(flat, '_shapes', ())):
             shapes[clean_param_name(f'{module_name}.{fqn}' if module_name else fqn)] = shape
     return shapes

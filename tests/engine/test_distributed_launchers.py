@@ -1,0 +1,54 @@
+"""tools/dist_train.sh, dist_test.sh and slurm_train.sh build the right torchrun / srun command lines."""
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def echo(tmp_path) -> Path:
+    """An executable that prints its arguments, one per line (stands in for python / srun)."""
+    path = tmp_path / 'echo_args'
+    path.write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
+def _run(script: str, *args, **env) -> subprocess.CompletedProcess:
+    return subprocess.run(['bash', f'tools/{script}', *args], cwd=REPO, capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=30)
+
+
+def test_dist_train_multi_node_command(echo):
+    proc = _run('dist_train.sh', 'cfg.py', '8', '--amp', PYTHON=str(echo), NNODES='2', NODE_RANK='1',
+                MASTER_ADDR='10.0.0.1', PORT='1234')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split('\n')[:-1] == [
+        '-m', 'torch.distributed.run', '--nnodes=2', '--node_rank=1', '--master_addr=10.0.0.1', '--nproc_per_node=8',
+        '--master_port=1234', f'{REPO}/tools/train.py', 'cfg.py', '--launcher', 'pytorch', '--amp'
+    ]
+
+
+def test_dist_test_defaults(echo):
+    proc = _run('dist_test.sh', 'cfg.py', 'ckpt.pth', '2', '--work-dir', 'w', PYTHON=str(echo))
+    args = proc.stdout.split('\n')[:-1]
+    assert '--nnodes=1' in args and '--master_addr=127.0.0.1' in args and '--master_port=29500' in args
+    assert args[-6:] == ['cfg.py', 'ckpt.pth', '--launcher', 'pytorch', '--work-dir', 'w']
+
+
+def test_slurm_train_command(echo, tmp_path):
+    (tmp_path / 'srun').symlink_to(echo)
+    proc = _run('slurm_train.sh', 'gpu', 'job', 'cfg.py', '--resume', PATH=f'{tmp_path}:{os.environ["PATH"]}',
+                GPUS='16', PYTHON='python3')
+    args = proc.stdout.split('\n')[:-1]
+    assert args[:2] == ['-p', 'gpu'] and '--ntasks=16' in args and '--ntasks-per-node=8' in args
+    assert args[-5:] == [f'{REPO}/tools/train.py', 'cfg.py', '--launcher', 'slurm', '--resume']
+
+
+@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh'])
+def test_launchers_print_usage_on_missing_arguments(script):
+    proc = _run(script, 'only_one_arg')
+    assert proc.returncode == 2 and 'usage:' in proc.stderr

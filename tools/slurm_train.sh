@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Training on a SLURM cluster: tools/slurm_train.sh PARTITION JOB_NAME CONFIG [tools/train.py options...]
+# Env: GPUS (total, default 8), GPUS_PER_NODE (8), CPUS_PER_TASK (5), SRUN_ARGS (extra srun options), PYTHON.
+# One task per GPU; tools/train.py --launcher slurm reads the rank and master address from SLURM's variables.
+set -euo pipefail
+if [ $# -lt 3 ]; then
+  echo "usage: $0 PARTITION JOB_NAME CONFIG [train.py options...]" >&2
+  exit 2
+fi
+PARTITION=$1
+JOB_NAME=$2
+CONFIG=$3
+GPUS=${GPUS:-8}
+GPUS_PER_NODE=${GPUS_PER_NODE:-8}
+CPUS_PER_TASK=${CPUS_PER_TASK:-5}
+SRUN_ARGS=${SRUN_ARGS:-}
+PYTHON=${PYTHON:-python}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+# shellcheck disable=SC2086
+exec srun -p "$PARTITION" --job-name="$JOB_NAME" --gres=gpu:"$GPUS_PER_NODE" --ntasks="$GPUS" \
+  --ntasks-per-node="$GPUS_PER_NODE" --cpus-per-task="$CPUS_PER_TASK" --kill-on-bad-exit=1 $SRUN_ARGS \
+  "$PYTHON" -u "$ROOT/tools/train.py" "$CONFIG" --launcher slurm "${@:4}"
