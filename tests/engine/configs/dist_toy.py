@@ -1,5 +1,5 @@
 # Tiny deterministic run for the distributed/reliability tests (CPU, a few iterations).
-_base_ = ['../../../configs/_base_/default_runtime.py', '../../../configs/_base_/strategies/ddp.py']
+_base_ = ['../../../configs/_base_/default_runtime.py']
 custom_imports = dict(imports=['sapiens2', 'tests.engine.dist_toy'], allow_failed_imports=False)
 default_scope = 'mmengine'
 model = dict(type='DistToyModel', dim=8)
