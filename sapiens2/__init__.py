@@ -3,6 +3,6 @@
 Importing the package registers all of its modules (see ``sapiens2.registry`` for which registry holds what).
 """
 from .version import __version__
-from . import engine, models  # noqa: E402,F401  (registration side effects)
+from . import engine, models, datasets, evaluation, codecs, visualization, apis  # noqa: E402,F401  (registration)
 
 __all__ = ['__version__']

@@ -53,10 +53,13 @@ PARAM_SCHEDULERS = Registry(
 MODEL_WRAPPERS = Registry('model_wrapper', parent=MMENGINE_MODEL_WRAPPERS, scope='sapiens2', locations=_LOCATIONS)
 RUNNERS = Registry('runner', parent=MMENGINE_RUNNERS, scope='sapiens2', locations=_LOCATIONS)
 
+# Per-task inference (pre/post-processing and drawing), looked up by the head type of a model; projects register
+# their own tasks, so sapiens2.apis never imports projects/.
+INFERENCE_TASKS = Registry('inference task', scope='sapiens2', locations=['sapiens2.apis.tasks'])
+
 __all__ = [
     'MMENGINE_MODELS', 'MMENGINE_HOOKS', 'MMENGINE_RUNNERS', 'MMENGINE_OPTIM_WRAPPER_CONSTRUCTORS',
     'MMENGINE_MODEL_WRAPPERS', 'MMENGINE_OPTIM_WRAPPERS', 'MODELS', 'DATASETS', 'DATA_SAMPLERS', 'TRANSFORMS',
     'METRICS', 'EVALUATOR', 'HOOKS', 'LOOPS', 'VISUALIZERS', 'VISBACKENDS', 'OPTIMIZERS', 'OPTIM_WRAPPERS',
-    'OPTIM_WRAPPER_CONSTRUCTORS', 'PARAM_SCHEDULERS', 'MODEL_WRAPPERS', 'RUNNERS'
+    'OPTIM_WRAPPER_CONSTRUCTORS', 'PARAM_SCHEDULERS', 'MODEL_WRAPPERS', 'RUNNERS', 'INFERENCE_TASKS'
 ]
-INFERENCE_TASKS = Registry('inference task', scope='sapiens2', locations=['sapiens2.apis.tasks'])

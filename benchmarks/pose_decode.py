@@ -1,0 +1,79 @@
+"""mmpose's UDP + DARK decode versus the batched torch decode (``FastUDPHeatmap``), on one CPU thread.
+
+Usage: python benchmarks/pose_decode.py [--instances 8] [--repeats 5] [--keypoints 308] [--threads 1]
+
+Heatmaps are 256x192 (the 1024x768 models' output): a sigma-6 Gaussian per keypoint at a random sub-pixel spot
+with random amplitude, plus low noise. Prints the median time per instance of each decoder, the speed-up and the
+largest coordinate difference.
+"""
+import argparse
+import os.path as osp
+import statistics
+import sys
+import time
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from mmpose.codecs import UDPHeatmap  # noqa: E402
+
+from sapiens2.codecs import FastUDPHeatmap  # noqa: E402
+
+INPUT_SIZE, HEATMAP_SIZE = (768, 1024), (192, 256)
+
+
+def synthetic_heatmaps(instances: int, keypoints: int, seed: int = 0) -> np.ndarray:
+    """(N, K, 256, 192) float32 Gaussian heatmaps (sigma 6) with amplitude 0.2-1 and noise 0.01."""
+    rng = np.random.default_rng(seed)
+    width, height = HEATMAP_SIZE
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    centres = rng.uniform([0, 0], [width - 1, height - 1], size=(instances, keypoints, 2)).astype(np.float32)
+    amplitude = rng.uniform(0.2, 1.0, size=(instances, keypoints, 1, 1)).astype(np.float32)
+    d2 = (xs - centres[..., 0, None, None])**2 + (ys - centres[..., 1, None, None])**2
+    heatmaps = amplitude * np.exp(-d2 / (2 * 6.0**2))
+    return (heatmaps + rng.normal(0, 0.01, heatmaps.shape).astype(np.float32)).astype(np.float32)
+
+
+def median_ms(fn, repeats: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description='Benchmark UDP heatmap decoding')
+    parser.add_argument('--instances', type=int, default=8)
+    parser.add_argument('--keypoints', type=int, default=308)
+    parser.add_argument('--repeats', type=int, default=5)
+    parser.add_argument('--threads', type=int, default=1, help='torch / OpenCV threads')
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    import cv2
+    cv2.setNumThreads(args.threads)
+
+    kwargs = dict(input_size=INPUT_SIZE, heatmap_size=HEATMAP_SIZE, sigma=6)
+    reference, fast = UDPHeatmap(**kwargs), FastUDPHeatmap(**kwargs)
+    heatmaps = synthetic_heatmaps(args.instances, args.keypoints)
+    batch = torch.from_numpy(heatmaps)
+
+    ref_ms = median_ms(lambda: [reference.decode(h) for h in heatmaps], args.repeats) / args.instances
+    fast_ms = median_ms(lambda: fast.batch_decode(batch), args.repeats) / args.instances
+    ref_kpts = np.concatenate([reference.decode(h)[0] for h in heatmaps])
+    fast_kpts = np.concatenate(fast.batch_decode(batch)[0])
+    diff = float(np.abs(ref_kpts - fast_kpts).max())
+
+    print(f'{args.instances} instances x {args.keypoints} keypoints, heatmaps {HEATMAP_SIZE[1]}x{HEATMAP_SIZE[0]}, '
+          f'{args.threads} thread(s), median of {args.repeats}')
+    print(f'  mmpose UDPHeatmap.decode:     {ref_ms:8.2f} ms / instance')
+    print(f'  FastUDPHeatmap.batch_decode:  {fast_ms:8.2f} ms / instance')
+    print(f'  speed-up: {ref_ms / fast_ms:.1f}x   max |coordinate difference|: {diff:.2e} px')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

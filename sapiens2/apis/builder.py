@@ -1,0 +1,55 @@
+"""Build a model for inference from a config and a checkpoint."""
+import sys
+import warnings
+from typing import Optional, Union
+
+import torch
+from mmengine.config import Config
+from mmengine.registry import MODELS, init_default_scope
+from torch import nn
+
+from .model_zoo import config_root
+
+
+def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) -> Config:
+    """Read a config (its ``custom_imports`` load the project's modules; the repository is put on ``sys.path``)."""
+    if isinstance(config, Config):
+        cfg = config
+    else:
+        root = config_root()
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        cfg = Config.fromfile(config)
+    if cfg_options:
+        cfg.merge_from_dict(cfg_options)
+    return cfg
+
+
+def default_device() -> str:
+    return 'cuda' if torch.cuda.is_available() else 'cpu'
+
+
+def init_model(config: Union[str, Config],
+               checkpoint: Optional[str] = None,
+               device: Optional[str] = None,
+               cfg_options: Optional[dict] = None) -> nn.Module:
+    """Build ``cfg.model`` in eval mode on ``device`` and load ``checkpoint`` strictly.
+
+    The backbone's ``init_cfg`` (pretrained weights) is dropped, since the checkpoint holds every weight.
+    Official task checkpoints (``backbone.``/``decode_head.`` keys, .safetensors or .pth) load as they are.
+    Without a checkpoint the weights stay random (useful for tests and benchmarks only). The config is attached
+    as ``model.cfg``.
+    """
+    cfg = load_config(config, cfg_options)
+    init_default_scope(cfg.get('default_scope', 'sapiens2'))
+    model_cfg = cfg.model.copy()
+    if isinstance(model_cfg.get('backbone'), dict):
+        model_cfg.backbone = dict(model_cfg.backbone, init_cfg=None)
+    model = MODELS.build(model_cfg)
+    if checkpoint is not None:
+        from sapiens2.engine.checkpoint import load_model_weights
+        load_model_weights(model, checkpoint, strict=True)
+    else:
+        warnings.warn(f'no checkpoint given for {getattr(config, "filename", config)}: the model has random weights')
+    model.cfg = cfg
+    return model.to(device or default_device()).eval()

@@ -1,0 +1,167 @@
+"""``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+from torch import nn
+from tqdm import tqdm
+
+from sapiens2.registry import INFERENCE_TASKS
+from .builder import init_model
+from .inputs import InputType, Source, collect_sources
+from .model_zoo import resolve_model
+from .tasks.base import BaseInferenceTask
+from .writer import ResultWriter
+
+Frame = Tuple[Source, int, np.ndarray]
+
+
+def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
+               task_options: Optional[Dict[str, dict]] = None) -> BaseInferenceTask:
+    """The config's inference task: ``cfg.infer_task`` (``type`` + arguments), else the registered task whose
+    ``head_types`` contains the config's head type. ``task_options[task name]`` overrides the arguments."""
+    spec = dict(cfg.get('infer_task') or {})
+    spec.setdefault('type', _task_type_for_head(cfg))
+    task_cls = INFERENCE_TASKS.get(spec['type'])
+    if task_cls is None:
+        raise KeyError(f'inference task {spec["type"]!r} is not registered (registered: '
+                       f'{sorted(INFERENCE_TASKS.module_dict)}); check the config\'s custom_imports')
+    spec.update((task_options or {}).get(task_cls.name, {}))
+    spec.pop('type')
+    return task_cls(model=model, cfg=cfg, dtype=dtype, **spec)
+
+
+def _task_type_for_head(cfg) -> str:
+    head = cfg.model.get('head') or cfg.model.get('decode_head') or {}
+    head_type = str(head.get('type', '')).split('.')[-1]
+    for name, task_cls in INFERENCE_TASKS.module_dict.items():
+        if head_type in getattr(task_cls, 'head_types', ()):
+            return name
+    raise KeyError(f'no inference task handles head type {head_type!r}: add infer_task = dict(type=...) to the '
+                   f'config (registered tasks: {sorted(INFERENCE_TASKS.module_dict)}), and make sure its '
+                   'custom_imports load the project that registers the task')
+
+
+class Sapiens2Inferencer:
+    """Task-agnostic inference on user images.
+
+    Args:
+        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.apis.model_zoo`), or a list of them to run
+            several tasks on the same inputs in one call.
+        weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
+            ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
+        device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast; meant for GPUs).
+        batch_size: Images per forward (pose: person crops per forward).
+        task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
+            ``{'pose': dict(kpt_thr=0.5)}``).
+
+    Example:
+        >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
+        >>> results = inferencer('photos/', out_dir='outputs/')
+    """
+
+    def __init__(self,
+                 model: Union[str, Sequence[str]],
+                 weights: Union[None, str, Sequence[Optional[str]]] = None,
+                 device: Optional[str] = None,
+                 dtype: str = 'fp32',
+                 batch_size: int = 4,
+                 task_options: Optional[Dict[str, dict]] = None) -> None:
+        models = [model] if isinstance(model, str) else list(model)
+        weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
+        if len(weights) != len(models):
+            raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
+        tasks = []
+        for name, ckpt in zip(models, weights):
+            config, checkpoint = resolve_model(name, ckpt)
+            net = init_model(config, checkpoint, device)
+            tasks.append(build_task(net, net.cfg, dtype, task_options))
+        self._setup(tasks, batch_size)
+
+    @classmethod
+    def from_tasks(cls, tasks: Sequence[BaseInferenceTask], batch_size: int = 4) -> 'Sapiens2Inferencer':
+        """An inferencer over already built tasks (e.g. models built in code)."""
+        inferencer = cls.__new__(cls)
+        inferencer._setup(list(tasks), batch_size)
+        return inferencer
+
+    def _setup(self, tasks: List[BaseInferenceTask], batch_size: int) -> None:
+        names = [task.name for task in tasks]
+        if len(set(names)) != len(names):
+            raise ValueError(f'each task can run once per inferencer, got {names}')
+        if batch_size < 1:
+            raise ValueError(f'batch_size must be >= 1, got {batch_size}')
+        # Tasks whose results others use (e.g. seg masks for dense backgrounds) run first.
+        used = {name for task in tasks for name in task.uses}
+        self.tasks = sorted(tasks, key=lambda task: task.name not in used)
+        self.batch_size = batch_size
+
+    def __call__(self,
+                 inputs: InputType,
+                 out_dir: Optional[str] = None,
+                 save_vis: bool = True,
+                 save_pred: bool = True,
+                 bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
+                 show_progress: bool = True,
+                 return_results: bool = True) -> List[dict]:
+        """Run every task on every frame of ``inputs``.
+
+        Args:
+            inputs: Image path, folder, video file, (H, W, 3) BGR uint8 array, or a list of these.
+            out_dir: Where to write pictures and raw results (see :class:`ResultWriter`); nothing is written if None.
+            save_vis, save_pred: Write pictures / raw results.
+            bboxes: Person boxes (xyxy, optional 5th value = score) per image name (file stem, ``array_000000``,
+                or ``<video>_000012``) for the pose task; images without boxes use its detector or the whole image.
+            show_progress: Progress bar over frames (when there is more than one).
+            return_results: Collect and return the results (disable for long videos).
+        Returns:
+            One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
+        """
+        sources = collect_sources(inputs)
+        writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
+        total = sum(len(source) for source in sources)
+        collected: List[dict] = []
+        with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
+            for batch in self._batches(sources, writer):
+                for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
+                    if writer is not None:
+                        writer.add(source, index, image, results)
+                    if return_results:
+                        collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
+                                              frame=index, **results))
+                bar.update(len(batch))
+        if writer is not None:
+            writer.close()
+        return collected
+
+    def _batches(self, sources: List[Source], writer: Optional[ResultWriter]) -> Iterator[List[Frame]]:
+        batch: List[Frame] = []
+        for source in sources:
+            for index, image in source.frames():
+                batch.append((source, index, image))
+                if len(batch) == self.batch_size:
+                    yield batch
+                    batch = []
+            if source.kind == 'video':
+                if batch:
+                    yield batch
+                    batch = []
+                if writer is not None:
+                    writer.end_source(source)
+        if batch:
+            yield batch
+
+    def _predict(self, batch: List[Frame], bboxes: Optional[dict]) -> List[Dict[str, dict]]:
+        images = [image for _, _, image in batch]
+        per_frame: List[Dict[str, dict]] = [{} for _ in batch]
+        for task in self.tasks:
+            kwargs = {}
+            if getattr(task, 'accepts_bboxes', False):
+                kwargs['bboxes'] = [(bboxes or {}).get(_frame_name(source, index)) for source, index, _ in batch]
+            for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
+                frame_results[task.name] = result
+        return per_frame
+
+
+def _frame_name(source: Source, index: int) -> str:
+    return source.name if source.kind != 'video' else f'{source.name}_{index:06d}'

@@ -1,0 +1,70 @@
+"""The interface every inference task implements (pose, seg, and the projects' dense tasks).
+
+A task wraps one model: it batches images to the network input, runs the model, maps the outputs back onto each
+original image, draws them, and writes raw results. Tasks are registered in ``sapiens2.registry.INFERENCE_TASKS``;
+a project registers its own (e.g. ``NormalInferenceTask``) from its package, which the config's ``custom_imports``
+load, so ``sapiens2`` never imports ``projects``.
+
+A config chooses its task with a top-level ``infer_task = dict(type='SegInferenceTask', ...)``; without one, the
+task whose ``head_types`` lists the config's head type (``model.head`` or ``model.decode_head``) is used.
+"""
+import os.path as osp
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class BaseInferenceTask:
+    """Base of the registered inference tasks.
+
+    Args:
+        model: The built estimator, in eval mode, on its device.
+        cfg: The model's config (mmengine ``Config``).
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` to run the forward under autocast.
+    """
+    #: CLI task name and output sub-folder.
+    name: str = ''
+    #: Head types (``model.head.type`` / ``model.decode_head.type``) this task handles when a config has no
+    #: ``infer_task``.
+    head_types: Sequence[str] = ()
+    #: Names of other tasks whose results this task can use (e.g. a seg mask for the dense tasks' background).
+    uses: Sequence[str] = ()
+
+    def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
+        if dtype not in ('fp32', 'bf16', 'fp16'):
+            raise ValueError(f'dtype must be fp32, bf16 or fp16, got {dtype!r}')
+        self.model, self.cfg, self.dtype = model, cfg, dtype
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def autocast(self):
+        """Autocast context for the forward (a no-op for fp32)."""
+        dtype = dict(bf16=torch.bfloat16, fp16=torch.float16).get(self.dtype)
+        return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
+
+    def predict(self, images: List[np.ndarray], **kwargs) -> List[dict]:
+        """Run the model on BGR uint8 images; return one result dict per image, in original image coordinates."""
+        raise NotImplementedError
+
+    def visualize(self, image: np.ndarray, result: dict, context: Optional[Dict[str, dict]] = None) -> np.ndarray:
+        """Draw a result on (or beside) its BGR image. ``context`` holds the other tasks' results on the image."""
+        raise NotImplementedError
+
+    def save(self, image: np.ndarray, result: dict, out_dir: str, stem: str,
+             context: Optional[Dict[str, dict]] = None) -> List[str]:
+        """Write raw per-image results under ``out_dir`` with file names starting with ``stem``; return paths.
+        ``image`` is the BGR input (e.g. to colour a point cloud)."""
+        return []
+
+    def save_group(self, records: List[dict], out_dir: str, group: str) -> Optional[str]:
+        """Write one file for a whole group (a folder or a video) from its per-frame ``records``
+        (``image_name``, ``image_size`` (w, h) and ``result``); return its path, or None when the task has none."""
+        return None
+
+    @staticmethod
+    def out_path(out_dir: str, stem: str, suffix: str) -> str:
+        return osp.join(out_dir, stem + suffix)

@@ -1,0 +1,112 @@
+"""308-keypoint top-down pose inference: person boxes (user, detector or whole image) -> keypoints."""
+import json
+from typing import List, Optional, Sequence
+
+import numpy as np
+from torch import nn
+
+from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.visualization.keypoints import draw_keypoints
+from .base import BaseInferenceTask
+
+
+def use_fast_decoder(model: nn.Module) -> None:
+    """Swap a head's mmpose ``UDPHeatmap`` decoder for the equivalent batched ``FastUDPHeatmap``."""
+    from mmpose.codecs import UDPHeatmap
+
+    from sapiens2.codecs import FastUDPHeatmap
+    head = getattr(model, 'head', None)
+    decoder = getattr(head, 'decoder', None)
+    if type(decoder) is UDPHeatmap:
+        head.decoder = FastUDPHeatmap(input_size=decoder.input_size, heatmap_size=decoder.heatmap_size,
+                                      heatmap_type=decoder.heatmap_type, sigma=decoder.sigma,
+                                      radius_factor=decoder.radius_factor,
+                                      blur_kernel_size=decoder.blur_kernel_size)
+
+
+@INFERENCE_TASKS.register_module()
+class PoseInferenceTask(BaseInferenceTask):
+    """Top-down pose (SPEC 3.3) over :func:`sapiens2.apis.pose_topdown.inference_pose_topdown`.
+
+    Boxes per image: the user's (``bboxes`` of :meth:`predict`), else the detector's (when configured), else the
+    whole image. Crops run through the config's test pipeline (flip test as configured); heatmaps are decoded with
+    :class:`~sapiens2.codecs.FastUDPHeatmap`. Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,),
+    ``keypoints`` (N, K, 2) image pixels, ``keypoint_scores`` (N, K). Writes ``<group>_predictions.json`` per
+    folder or video in the official schema and draws the skeleton with the metainfo colours and links.
+
+    Args:
+        kpt_thr: Keypoint score threshold for drawing (recorded in the JSON as ``kpt_thr_used``).
+        det_config, det_checkpoint: An mmdet person detector (e.g. the official RTMDet-m); optional.
+        bbox_thr, nms_thr: Detector score threshold and box-NMS IoU (official 0.3 / 0.3).
+        batch_size: Person crops per forward.
+        radius, thickness: Drawing sizes (default proportional to the image).
+    """
+    name = 'pose'
+    head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
+    accepts_bboxes = True
+
+    def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
+                 det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
+                 nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
+                 thickness: Optional[int] = None) -> None:
+        super().__init__(model, cfg, dtype)
+        from .. import pose_topdown
+        self._topdown = pose_topdown
+        if not getattr(model, 'dataset_meta', None):
+            from mmpose.apis.inference import dataset_meta_from_config
+            model.dataset_meta = dataset_meta_from_config(cfg, dataset_mode='train')
+        use_fast_decoder(model)
+        self.detector = (pose_topdown.init_person_detector(det_config, det_checkpoint, str(self.device))
+                         if det_config else None)
+        self.kpt_thr, self.bbox_thr, self.nms_thr, self.batch_size = kpt_thr, bbox_thr, nms_thr, batch_size
+        self.radius, self.thickness = radius, thickness
+
+    def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None, **kwargs) -> List[dict]:
+        bboxes = bboxes if bboxes is not None else [None] * len(images)
+        return [self._predict_one(image, boxes) for image, boxes in zip(images, bboxes)]
+
+    def _predict_one(self, image: np.ndarray, boxes) -> dict:
+        boxes = None if boxes is None or len(boxes) == 0 else np.asarray(boxes, dtype=np.float32)
+        if boxes is not None and (boxes.ndim != 2 or boxes.shape[1] not in (4, 5)):
+            raise ValueError(f'person boxes must be a list of [x1, y1, x2, y2] or [x1, y1, x2, y2, score], got '
+                             f'shape {boxes.shape}')
+        with self.autocast():
+            samples = self._topdown.inference_pose_topdown(
+                self.model, image, None if boxes is None else boxes[:, :4], detector=self.detector,
+                det_score_thr=self.bbox_thr, det_nms_thr=self.nms_thr, batch_size=self.batch_size)
+        num_kpts = len(self.model.dataset_meta['keypoint_id2name'])
+        if not samples:
+            return dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
+                        keypoints=np.zeros((0, num_kpts, 2), np.float32),
+                        keypoint_scores=np.zeros((0, num_kpts), np.float32))
+        pred = [sample.pred_instances for sample in samples]
+        bbox_scores = (boxes[:, 4] if boxes is not None and boxes.shape[1] > 4 else
+                       np.concatenate([p.bbox_scores for p in pred]))
+        return dict(bboxes=np.concatenate([p.bboxes for p in pred]).astype(np.float32),
+                    bbox_scores=np.asarray(bbox_scores, np.float32),
+                    keypoints=np.concatenate([p.keypoints for p in pred]).astype(np.float32),
+                    keypoint_scores=np.concatenate([p.keypoint_scores for p in pred]).astype(np.float32))
+
+    def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
+        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], kpt_thr=self.kpt_thr,
+                              radius=self.radius, thickness=self.thickness, bboxes=result['bboxes'])
+
+    def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
+        """``<group>_predictions.json``: {video, image_size, num_keypoints, kpt_thr_used, frames: [{image_name,
+        image_size, instances: [{bbox, bbox_score, keypoints, keypoint_scores}]}]} (sizes are [width, height])."""
+        frames = [dict(image_name=r['image_name'], image_size=r['image_size'], instances=_instances(r['result']))
+                  for r in records]
+        num_keypoints = records[0]['result']['keypoint_scores'].shape[1] if records else 0
+        content = dict(video=group, image_size=records[0]['image_size'] if records else None,
+                       num_keypoints=int(num_keypoints), kpt_thr_used=self.kpt_thr, frames=frames)
+        path = self.out_path(out_dir, group, '_predictions.json')
+        with open(path, 'w') as f:
+            json.dump(content, f)
+        return path
+
+
+def _instances(result: dict) -> List[dict]:
+    return [dict(bbox=[round(float(v), 2) for v in box], bbox_score=round(float(score), 4),
+                 keypoints=np.round(kpts, 2).tolist(), keypoint_scores=np.round(scores, 4).tolist())
+            for box, score, kpts, scores in zip(result['bboxes'], result['bbox_scores'], result['keypoints'],
+                                                result['keypoint_scores'])]

@@ -1,0 +1,89 @@
+"""Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results, per-group files."""
+import os
+import os.path as osp
+from collections import defaultdict
+from typing import Dict, List, Sequence, Tuple
+
+import cv2
+import numpy as np
+
+from .inputs import Source
+from .tasks.base import BaseInferenceTask
+
+
+class ResultWriter:
+    """Lay out results under ``out_dir/<task>/``.
+
+    * image ``x.jpg``: ``<task>/x.png`` (picture) and the task's raw files ``<task>/x*`` (e.g. ``x_seg.npy``);
+    * video ``v.mp4``: ``<task>/v.mp4`` (pictures as a video) and raw files ``<task>/v/v_000000*`` per frame;
+    * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``.
+    """
+
+    def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
+                 save_pred: bool = True) -> None:
+        self.out_dir, self.tasks = out_dir, list(tasks)
+        self.save_vis, self.save_pred = save_vis, save_pred
+        self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
+        self.records: Dict[Tuple[str, str], List[dict]] = defaultdict(list)
+        self.written: List[str] = []
+        for task in self.tasks:
+            os.makedirs(osp.join(out_dir, task.name), exist_ok=True)
+
+    def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
+        """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
+        stem = source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
+        for task in self.tasks:
+            task_dir = osp.join(self.out_dir, task.name)
+            result = results[task.name]
+            if self.save_pred:
+                pred_dir = osp.join(task_dir, source.name) if source.kind == 'video' else task_dir
+                os.makedirs(pred_dir, exist_ok=True)
+                self.written += task.save(image, result, pred_dir, stem, results)
+            if self.save_vis:
+                self._add_picture(task, source, stem, task.visualize(image, result, results))
+            if self.save_pred and _has_group_file(task):
+                height, width = image.shape[:2]
+                self.records[(task.name, source.group)].append(
+                    dict(image_name=stem, image_size=[width, height], result=result))
+
+    def _add_picture(self, task: BaseInferenceTask, source: Source, stem: str, picture: np.ndarray) -> None:
+        task_dir = osp.join(self.out_dir, task.name)
+        if source.kind != 'video':
+            path = osp.join(task_dir, stem + '.png')
+            if not cv2.imwrite(path, picture):
+                raise OSError(f'cannot write {path}')
+            self.written.append(path)
+            return
+        key = (task.name, source.name)
+        if key not in self.videos:
+            path = osp.join(task_dir, source.name + '.mp4')
+            height, width = picture.shape[:2]
+            self.videos[key] = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*'mp4v'), source.fps, (width, height))
+            if not self.videos[key].isOpened():
+                raise OSError(f'cannot open {path} for writing (OpenCV without an mp4v encoder?)')
+            self.written.append(path)
+        self.videos[key].write(picture)
+
+    def end_source(self, source: Source) -> None:
+        """Finish a source's videos."""
+        for task in self.tasks:
+            writer = self.videos.pop((task.name, source.name), None)
+            if writer is not None:
+                writer.release()
+
+    def close(self) -> List[str]:
+        """Release videos, write group files; return every path written."""
+        for writer in self.videos.values():
+            writer.release()
+        self.videos.clear()
+        by_name = {task.name: task for task in self.tasks}
+        for (task_name, group), records in self.records.items():
+            path = by_name[task_name].save_group(records, osp.join(self.out_dir, task_name), group)
+            if path:
+                self.written.append(path)
+        self.records.clear()
+        return self.written
+
+
+def _has_group_file(task: BaseInferenceTask) -> bool:
+    return type(task).save_group is not BaseInferenceTask.save_group

@@ -1,0 +1,130 @@
+"""Sapiens2Inferencer on the tiny pose and seg configs: shapes, files, several tasks, videos, checkpoints."""
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import torch
+
+from sapiens2.apis import Sapiens2Inferencer, build_task, init_model
+from sapiens2.engine.checkpoint import save_weights
+
+REPO = Path(__file__).resolve().parents[2]
+POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py')
+SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
+
+
+@pytest.fixture(scope='module')
+def inferencer():
+    torch.manual_seed(0)
+    return Sapiens2Inferencer([POSE, SEG], device='cpu', batch_size=2)
+
+
+def images(n=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, 255, (60 + 10 * i, 50 + 20 * i, 3), dtype=np.uint8) for i in range(n)]
+
+
+def test_results_have_the_original_size(inferencer):
+    assert [t.name for t in inferencer.tasks] == ['pose', 'seg']
+    frames = images()
+    results = inferencer(frames, show_progress=False)
+    assert [r['name'] for r in results] == ['array_000000', 'array_000001', 'array_000002']
+    for frame, result in zip(frames, results):
+        assert result['seg']['labels'].shape == frame.shape[:2] and result['seg']['labels'].dtype == np.uint8
+        assert result['seg']['labels'].max() < 29
+        pose = result['pose']
+        assert pose['keypoints'].shape == (1, 308, 2) and pose['keypoint_scores'].shape == (1, 308)
+        np.testing.assert_allclose(pose['bboxes'][0], [0, 0, frame.shape[1], frame.shape[0]])  # whole image
+
+
+def test_user_boxes_and_files_written(inferencer, tmp_path):
+    folder = tmp_path / 'photos'
+    folder.mkdir()
+    for i, frame in enumerate(images(2)):
+        cv2.imwrite(str(folder / f'p{i}.png'), frame)
+    boxes = {'p0': [[5, 5, 30, 50, 0.9], [20, 10, 45, 55, 0.8]]}
+    results = inferencer(str(folder), out_dir=str(tmp_path / 'out'), bboxes=boxes, show_progress=False)
+    assert results[0]['pose']['keypoints'].shape == (2, 308, 2)
+    np.testing.assert_allclose(results[0]['pose']['bbox_scores'], [0.9, 0.8])
+    assert results[1]['pose']['keypoints'].shape == (1, 308, 2)
+    out = tmp_path / 'out'
+    for name in ('pose/p0.png', 'pose/p1.png', 'seg/p0.png', 'seg/p0_seg.npy', 'pose/photos_predictions.json'):
+        assert (out / name).is_file(), name
+    assert cv2.imread(str(out / 'seg' / 'p1.png')).shape == (70, 140, 3)  # image | overlay
+    np.testing.assert_array_equal(np.load(out / 'seg' / 'p1_seg.npy'), results[1]['seg']['labels'])
+    content = json.loads((out / 'pose' / 'photos_predictions.json').read_text())
+    assert set(content) == {'video', 'image_size', 'num_keypoints', 'kpt_thr_used', 'frames'}
+    assert content['num_keypoints'] == 308 and [f['image_name'] for f in content['frames']] == ['p0', 'p1']
+    instance = content['frames'][0]['instances'][1]
+    assert instance['bbox'] == [20, 10, 45, 55] and len(instance['keypoints']) == 308
+    np.testing.assert_allclose(instance['keypoints'], results[0]['pose']['keypoints'][1], atol=0.01)
+
+
+def test_video_in_video_out(inferencer, tmp_path):
+    clip = str(tmp_path / 'clip.mp4')
+    writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (48, 64))
+    for frame in images(5, seed=3):
+        writer.write(cv2.resize(frame, (48, 64)))
+    writer.release()
+    results = inferencer(clip, out_dir=str(tmp_path / 'out'), show_progress=False, return_results=True)
+    assert [r['frame'] for r in results] == [0, 1, 2, 3, 4] and results[4]['name'] == 'clip_000004'
+    for task in ('seg', 'pose'):
+        capture = cv2.VideoCapture(str(tmp_path / 'out' / task / 'clip.mp4'))
+        assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 5
+        capture.release()
+    assert (tmp_path / 'out' / 'seg' / 'clip' / 'clip_000004_seg.npy').is_file()
+    frames = json.loads((tmp_path / 'out' / 'pose' / 'clip_predictions.json').read_text())['frames']
+    assert len(frames) == 5
+
+
+def test_checkpoint_loads_strictly_and_changes_the_output(tmp_path):
+    torch.manual_seed(1)
+    model = init_model(SEG, device='cpu')
+    state = {k: v + 0.5 if k.endswith('conv_seg.bias') else v for k, v in model.state_dict().items()}
+    state['decode_head.conv_seg.bias'][3] += 100.0  # class 3 wins everywhere
+    path = str(tmp_path / 'seg.safetensors')
+    save_weights(state, path)
+    result = Sapiens2Inferencer(SEG, path, device='cpu')(images(1), show_progress=False)[0]
+    assert (result['seg']['labels'] == 3).all()
+
+
+def test_task_selection_and_options():
+    model = init_model(POSE, device='cpu')
+    task = build_task(model, model.cfg, task_options=dict(pose=dict(kpt_thr=0.7)))
+    assert task.name == 'pose' and task.kpt_thr == 0.7
+    assert type(model.head.decoder).__name__ == 'FastUDPHeatmap'
+    cfg = model.cfg.copy()
+    cfg.infer_task = dict(type='NoSuchTask')
+    with pytest.raises(KeyError, match='not registered'):
+        build_task(model, cfg)
+    cfg = model.cfg.copy()
+    cfg.model.head.type = 'UnknownHead'
+    with pytest.raises(KeyError, match='no inference task handles head type'):
+        build_task(model, cfg)
+    with pytest.raises(ValueError, match='one checkpoint per model'):
+        Sapiens2Inferencer([POSE, SEG], ['a.pth'])
+
+
+def test_tasks_whose_results_others_use_run_first():
+    from sapiens2.apis.tasks.base import BaseInferenceTask
+
+    class Fake(BaseInferenceTask):
+        def __init__(self, name, uses=()):
+            self.name, self.uses = name, uses
+
+    order = Sapiens2Inferencer.from_tasks([Fake('normal', ('seg', )), Fake('pose'), Fake('seg')]).tasks
+    assert [t.name for t in order] == ['seg', 'normal', 'pose']
+    with pytest.raises(ValueError, match='once'):
+        Sapiens2Inferencer.from_tasks([Fake('seg'), Fake('seg')])
+
+
+def test_bf16_runs_the_forward_under_autocast():
+    from sapiens2.apis import SegInferenceTask
+    model = init_model(SEG, device='cpu')
+    task = SegInferenceTask(model, model.cfg, dtype='bf16', input_size=(64, 48))
+    dtypes = []
+    model.decode_head.conv_seg.register_forward_hook(lambda m, args, out: dtypes.append(out.dtype))
+    result = task.predict(images(1))[0]
+    assert dtypes == [torch.bfloat16] and result['labels'].shape == (60, 50)

@@ -1,0 +1,70 @@
+"""Export of a tiny model to torch.export and ONNX, with the built-in parity check."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from sapiens2.apis import init_model
+from sapiens2.deploy.export import (ExportableModel, ExportParityError, Tolerance, check_parity, export_model,
+                                    rope_dtype, set_rope_dtype)
+
+REPO = Path(__file__).resolve().parents[2]
+SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
+HAS_ORT = importlib.util.find_spec('onnxruntime') is not None and importlib.util.find_spec('onnxscript') is not None
+
+
+@pytest.fixture(scope='module')
+def model():
+    torch.manual_seed(0)
+    return init_model(SEG, device='cpu', cfg_options={'model.backbone.img_size': (64, 48)})
+
+
+def test_preprocessing_in_the_graph_matches_the_data_preprocessor(model):
+    pixels = torch.rand(1, 3, 64, 48) * 255
+    wrapped = ExportableModel(model, include_preprocess=True)
+    normalised = model.data_preprocessor(dict(inputs=[pixels[0].to(torch.uint8)]), False)['inputs']
+    with torch.no_grad():
+        expected = model(normalised, mode='tensor')
+        actual = wrapped(pixels.to(torch.uint8).float())[0]
+    torch.testing.assert_close(actual, expected)
+
+
+def test_pt2_export_matches_eager_and_records_its_rope_mode(model, tmp_path):
+    paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['pt2'])
+    meta = json.loads(Path(paths['json']).read_text())
+    assert meta['pt2_rope_dtype'] == 'torch.bfloat16'
+    assert meta['parity'][0]['passed'] and max(meta['parity'][0]['max_abs_diff']) <= 1e-5
+    program = torch.export.load(paths['pt2'])
+    pixels = torch.rand(3, 3, 64, 48) * 255  # another batch size: the batch dimension is dynamic
+    with torch.no_grad():
+        expected = ExportableModel(model)(pixels)[0]
+    torch.testing.assert_close(program.module()(pixels)[0], expected)
+    assert expected.shape[:2] == (3, 29)
+
+
+def test_parity_check_fails_loudly():
+    ref = (torch.zeros(2, 3), )
+    with pytest.raises(ExportParityError, match='differ'):
+        check_parity('x', ref, [torch.full((2, 3), 1e-2)], Tolerance(1e-4, 1e-4))
+    with pytest.raises(ExportParityError, match='shape'):
+        check_parity('x', ref, [torch.zeros(3, 2)], Tolerance())
+
+
+def test_fp32_rope_keeps_the_periods_and_changes_outputs_slightly(model):
+    import copy
+    fp32 = copy.deepcopy(model)
+    assert set_rope_dtype(fp32, torch.float32) == 1 and rope_dtype(fp32) == torch.float32
+    torch.testing.assert_close(fp32.backbone.rope_embed.periods, model.backbone.rope_embed.periods.float())
+    x = torch.randn(1, 3, 64, 48)
+    with torch.no_grad():
+        diff = (fp32(x, mode='tensor') - model(x, mode='tensor')).abs().max().item()
+    assert 0 < diff < 1.0
+
+
+@pytest.mark.skipif(not HAS_ORT, reason='onnx export needs onnxscript + onnxruntime (requirements/optional.txt)')
+def test_onnx_export_matches_fp32_rope_eager(model, tmp_path):
+    paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['onnx'])
+    report = json.loads(Path(paths['json']).read_text())['parity'][0]
+    assert report['passed'] and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']

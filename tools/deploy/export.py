@@ -1,0 +1,51 @@
+"""Export a config's model (backbone + head) to torch.export (.pt2) and ONNX, checking parity with eager.
+
+Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out PREFIX [--formats pt2 onnx] [--no-preprocess]
+
+Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures). Fails
+with a non-zero exit code when an export does not match the eager model within tolerance (docs/inference.md).
+"""
+import argparse
+import importlib.util
+import os
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+
+from sapiens2.deploy.export import Tolerance, build_for_export, export_model  # noqa: E402
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description='Export a Sapiens2 model to torch.export and ONNX')
+    parser.add_argument('config')
+    parser.add_argument('checkpoint', nargs='?', default=None, help='weights (omit for random weights)')
+    parser.add_argument('--out', required=True, help='output prefix, e.g. exports/pose_1b')
+    parser.add_argument('--formats', nargs='+', choices=('pt2', 'onnx'), default=None,
+                        help='default: pt2, plus onnx when onnxruntime is installed')
+    parser.add_argument('--no-preprocess', action='store_true',
+                        help='export without mean/std + BGR->RGB (input = normalised RGB)')
+    parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
+    parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
+    parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    formats = args.formats
+    if formats is None:
+        formats = ['pt2'] + (['onnx'] if importlib.util.find_spec('onnxruntime') else [])
+        if 'onnx' not in formats:
+            print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
+    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
+    model, input_size = build_for_export(args.config, args.checkpoint)
+    paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
+                         batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+    for fmt, path in paths.items():
+        print(f'{fmt}: {path}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,13 @@
+"""Run Sapiens2 models on images, folders or videos (same as the ``sapiens2-infer`` command).
+
+Usage: python tools/infer.py INPUTS... --out DIR (--task pose seg ... [--size 1b] | --model CONFIG [--weights CKPT])
+"""
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+
+from sapiens2.apis.cli import main  # noqa: E402
+
+if __name__ == '__main__':
+    sys.exit(main())

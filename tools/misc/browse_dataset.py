@@ -1,0 +1,102 @@
+"""Write augmented training samples with their annotations drawn, for any task's config.
+
+Usage: python tools/misc/browse_dataset.py CONFIG --out DIR [--num 10] [--split train|val] [--cfg-options ...]
+
+Each picture is the network input after the pipeline (crop, flips, photometric changes...) beside the same input
+with its targets: keypoints and skeleton (pose), the part palette (seg), or the dense target (normal, pointmap
+depth, albedo; background black).
+"""
+import argparse
+import os
+import os.path as osp
+import sys
+
+sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+from mmengine.registry import DATASETS, init_default_scope  # noqa: E402
+
+from sapiens2.apis.builder import load_config  # noqa: E402
+from sapiens2.engine.launch import DictAction  # noqa: E402
+from sapiens2.visualization.dense_maps import (albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels,  # noqa
+                                               side_by_side)
+from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style  # noqa: E402
+
+
+def keypoint_style(meta: dict, num_keypoints: int) -> dict:
+    """Drawing style from an mmpose dataset_meta (falls back to the 308-keypoint style)."""
+    if len(meta.get('keypoint_colors', [])) == num_keypoints:
+        return dict(point_colors=np.asarray(meta['keypoint_colors'], np.uint8),
+                    links=np.asarray(meta.get('skeleton_links', []), np.int64).reshape(-1, 2),
+                    link_colors=np.asarray(meta.get('skeleton_link_colors', []), np.uint8).reshape(-1, 3))
+    return keypoints308_style()
+
+
+def draw_targets(image: np.ndarray, sample, meta: dict, dataset_type: str) -> np.ndarray:
+    """Draw a packed data sample's ground truth on its (H, W, 3) BGR input image."""
+    if 'gt_instances' in sample and 'keypoints' in sample.gt_instances:
+        inst = sample.gt_instances
+        kpts = np.asarray(inst.get('transformed_keypoints', inst.keypoints))
+        visible = np.asarray(inst.keypoints_visible, dtype=np.float32).reshape(kpts.shape[:2])
+        return draw_keypoints(image, kpts, visible, keypoint_style(meta, kpts.shape[1]), kpt_thr=0.5)
+    if 'gt_sem_seg' in sample:
+        labels = _to_image_size(sample.gt_sem_seg.data[0].cpu().numpy().astype(np.uint8), image)
+        palette = meta.get('palette')
+        palette = None if palette is None else np.asarray(palette, np.uint8)
+        return overlay_labels(image, np.where(labels == 255, 0, labels).astype(np.int64), palette)
+    if 'gt_dense' in sample:
+        data = _to_image_size(sample.gt_dense.data.cpu().float().numpy().transpose(1, 2, 0), image)
+        mask = (_to_image_size(sample.gt_dense.mask.cpu().numpy()[0].astype(np.uint8), image).astype(bool)
+                if 'mask' in sample.gt_dense else None)
+        kind = dataset_type.lower()
+        if 'pointmap' in kind or 'depth' in kind:
+            return depth_to_bgr(data[..., -1], mask)
+        if 'albedo' in kind:
+            return albedo_to_bgr(data, mask)
+        return normals_to_bgr(data, mask)
+    raise ValueError(f'cannot draw this sample: no gt_instances keypoints, gt_sem_seg or gt_dense in {sample.keys()}')
+
+
+def _to_image_size(labels: np.ndarray, image: np.ndarray) -> np.ndarray:
+    """A target (H', W'[, C]) stored at another resolution than its input image, resized (nearest) to the image."""
+    height, width = image.shape[:2]
+    if labels.shape[:2] == (height, width):
+        return labels
+    return cv2.resize(labels, (width, height), interpolation=cv2.INTER_NEAREST)
+
+
+def enable_transformed_keypoints(pipeline: list) -> None:
+    """Ask mmpose's PackPoseInputs to pack the keypoints after the affine crop."""
+    for transform in pipeline:
+        if str(transform.get('type', '')).endswith('PackPoseInputs'):
+            transform['pack_transformed'] = True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description='Draw augmented samples of a config\'s dataset')
+    parser.add_argument('config')
+    parser.add_argument('--out', required=True, help='output folder')
+    parser.add_argument('--num', type=int, default=10, help='number of samples')
+    parser.add_argument('--split', choices=('train', 'val', 'test'), default='train')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    args = parser.parse_args(argv)
+    cfg = load_config(args.config, args.cfg_options)
+    init_default_scope(cfg.get('default_scope', 'sapiens2'))
+    dataset_cfg = cfg[f'{args.split}_dataloader'].dataset
+    enable_transformed_keypoints(dataset_cfg.get('pipeline', []))
+    dataset = DATASETS.build(dataset_cfg)
+    meta = getattr(dataset, 'metainfo', {}) or {}
+    os.makedirs(args.out, exist_ok=True)
+    for index in range(min(args.num, len(dataset))):
+        packed = dataset[index]
+        image = packed['inputs'].cpu().numpy().transpose(1, 2, 0).astype(np.uint8).copy()
+        picture = side_by_side(image, draw_targets(image, packed['data_samples'], meta, dataset_cfg.type))
+        path = osp.join(args.out, f'{args.split}_{index:04d}.png')
+        cv2.imwrite(path, picture)
+    print(f'{min(args.num, len(dataset))} samples written to {args.out}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
