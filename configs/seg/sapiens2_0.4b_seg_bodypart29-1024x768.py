@@ -1,0 +1,75 @@
+# Sapiens2-0.4B body-part segmentation (29 classes) at 1024x768, the official recipe (SPEC 2.2, 2.7).
+# Global batch in the paper: 12 per GPU x 8 GPUs.
+_base_ = ['../_base_/default_runtime.py', '../_base_/datasets/bodypart29.py']
+
+default_scope = 'mmseg'
+pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
+num_classes = 29
+embed_dims = 1024
+
+model = dict(
+    type='EncoderDecoder',
+    data_preprocessor=dict(
+        type='SegDataPreProcessor',
+        mean=[123.675, 116.28, 103.53],
+        std=[58.395, 57.12, 57.375],
+        bgr_to_rgb=True,
+        size=(1024, 768),  # training batches are already this size; mmseg needs it to stack them
+        pad_val=0,
+        seg_pad_val=255),
+    backbone=dict(
+        type='Sapiens2',
+        arch='sapiens2_0.4b',
+        img_size=(1024, 768),
+        patch_size=16,
+        out_type='featmap',
+        final_norm=True,
+        use_tokenizer=False,
+        with_cls_token=True,
+        with_cp=True,
+        init_cfg=dict(type='Pretrained', checkpoint=pretrained_checkpoint)),
+    decode_head=dict(
+        type='Sapiens2SegHead',
+        in_channels=embed_dims,
+        deconv_out_channels=(512, 256, 128, 64),
+        conv_out_channels=(64, 64),
+        channels=64,
+        num_classes=num_classes,
+        ignore_index=255,
+        align_corners=False,
+        loss_decode=[
+            dict(
+                type='Sapiens2SegCrossEntropyLoss',
+                # seg29.json class_weight_ce (a test checks they agree); background 0.1.
+                class_weight=[
+                    0.1, 10, 10, 3, 2, 4, 4, 2, 2, 6, 10, 3, 3, 1, 4, 4, 2, 2, 6, 10, 3, 3, 1, 1, 10, 10, 10, 10, 10
+                ],
+                average='weighted',
+                loss_weight=1.0),
+            dict(type='Sapiens2DiceLoss', loss_weight=1.0),
+        ]),
+    train_cfg=dict(),
+    test_cfg=dict(mode='whole'))
+
+optim_wrapper = dict(
+    type='AmpOptimWrapper',
+    dtype='bfloat16',
+    constructor='LayerDecayOptimWrapperConstructor',
+    optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
+    paramwise_cfg=dict(layer_decay_rate=0.8),
+    clip_grad=dict(max_norm=2.0, norm_type=2))
+
+max_iters = 20000
+warmup_iters = 500
+param_scheduler = [
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),
+    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
+]
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=1000)
+val_cfg = dict(type='ValLoop')
+test_cfg = dict(type='TestLoop')
+
+default_hooks = dict(
+    checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, save_best='mIoU', rule='greater'),
+    visualization=dict(type='SegVisualizationHook'))
+visualizer = dict(type='SegLocalVisualizer', vis_backends=[dict(type='LocalVisBackend')], name='visualizer')

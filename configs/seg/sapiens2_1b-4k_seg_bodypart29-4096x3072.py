@@ -1,0 +1,41 @@
+# Sapiens2-1B-4K body-part segmentation: the paper's highest-fidelity setting, which the official release does not ship
+# as a task model. The 1B-4K backbone (4x4 window tokenizer, 4096x3072 input -> 64x48 token grid) under the seg head
+# with a fifth x2 deconvolution, so logits come out at 2048x1536 (half the input in each axis).
+#
+# Head and memory choices:
+# * The 1B seg head plus one deconvolution (64 channels): (512, 256, 128, 64, 64) -> x32. 29 logits at 2048x1536 are
+#   91 M values per image, so the last stages stay at 64 channels.
+# * Loss: mmseg resizes the 2048x1536 logits to the label size (bilinear), as for any head output.
+# * bf16 autocast, activation checkpointing in the backbone, 1 image per GPU.
+# * No official weights: the backbone starts from the 1B-4K pretrain, the head from scratch.
+_base_ = ['./sapiens2_1b_seg_bodypart29-1024x768.py']
+
+pretrained_checkpoint = 'checkpoints/sapiens2_1b_4k_pretrain.safetensors'
+image_size = (4096, 3072)  # (H, W)
+
+model = dict(
+    backbone=dict(img_size=image_size, use_tokenizer=True, init_cfg=dict(checkpoint=pretrained_checkpoint)),
+    decode_head=dict(deconv_out_channels=(512, 256, 128, 64, 64)))
+
+train_pipeline = [
+    dict(type='LoadImageFromFile'),
+    dict(type='LoadAnnotations'),
+    dict(type='RandomResize', scale=(image_size[1], image_size[0]), ratio_range=(0.4, 2.0), keep_ratio=True),
+    dict(type='RandomApply', prob=0.3, transforms=[dict(type='RandomCrop', crop_size=image_size, cat_max_ratio=0.75)]),
+    dict(type='RandomGaussianBlur', prob=0.3, kernel_size=3, sigma_range=(0.1, 2.0)),
+    dict(type='RandomGaussianNoise', prob=0.3, var_range=(5.0, 20.0)),
+    dict(type='RandomRotate', prob=0.5, degree=60, pad_val=0, seg_pad_val=0),
+    dict(type='RandomFlip', prob=0.5, direction='horizontal', swap_seg_labels={{_base_.swap_seg_labels}}),
+    dict(type='PhotoMetricDistortion'),
+    dict(type='Resize', scale=(image_size[1], image_size[0]), keep_ratio=False),
+    dict(type='PackSegInputs'),
+]
+test_pipeline = [
+    dict(type='LoadImageFromFile'),
+    dict(type='Resize', scale=(image_size[1], image_size[0]), keep_ratio=False),
+    dict(type='LoadAnnotations'),
+    dict(type='PackSegInputs'),
+]
+train_dataloader = dict(batch_size=1, dataset=dict(pipeline=train_pipeline))
+val_dataloader = dict(batch_size=1, dataset=dict(pipeline=test_pipeline))
+test_dataloader = val_dataloader

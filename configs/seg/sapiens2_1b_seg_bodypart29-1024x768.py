@@ -1,0 +1,10 @@
+# Sapiens2-1B body-part segmentation at 1024x768: 20k iterations, bf16, 8 per GPU x 8.
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py']
+
+pretrained_checkpoint = 'checkpoints/sapiens2_1b_pretrain.safetensors'
+model = dict(
+    backbone=dict(arch='sapiens2_1b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
+    decode_head=dict(in_channels=1536))
+
+optim_wrapper = dict(paramwise_cfg=dict(layer_decay_rate=0.9), clip_grad=dict(max_norm=4.0))
+train_dataloader = dict(batch_size=8, num_workers=4)
