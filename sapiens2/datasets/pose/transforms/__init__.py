@@ -1,0 +1,6 @@
+"""Pose transforms that mmpose lacks (registered into mmpose's TRANSFORMS)."""
+from .coarse_dropout import CoarseDropout
+from .random_blur import RandomBlur
+from .topdown_affine import Sapiens2TopdownAffine
+
+__all__ = ['CoarseDropout', 'RandomBlur', 'Sapiens2TopdownAffine']

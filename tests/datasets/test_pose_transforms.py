@@ -1,0 +1,62 @@
+"""Pose transforms mmpose lacks: official-interpolation affine, coarse dropout, random blur."""
+import cv2
+import numpy as np
+import pytest
+from mmpose.registry import TRANSFORMS
+from mmpose.structures.bbox import get_udp_warp_matrix
+
+
+def results_with(img: np.ndarray, keypoints: np.ndarray, center, scale) -> dict:
+    return dict(img=img, keypoints=keypoints[None].astype(np.float32), keypoints_visible=np.ones((1, len(keypoints))),
+                bbox_center=np.array([center], np.float32), bbox_scale=np.array([scale], np.float32))
+
+
+@pytest.mark.parametrize('scale, flag', [((90, 120), cv2.INTER_AREA), ((30, 40), cv2.INTER_CUBIC)])
+def test_affine_uses_official_interpolation(scale, flag):
+    rng = np.random.default_rng(0)
+    img = rng.integers(0, 255, (100, 80, 3), dtype=np.uint8)
+    t = TRANSFORMS.build(dict(type='Sapiens2TopdownAffine', input_size=(48, 64)))
+    out = t(results_with(img, np.array([[40., 50.]]), (40, 50), scale))
+    mat = get_udp_warp_matrix(np.array([40., 50.]), np.array(scale, np.float32), 0., output_size=(48, 64))
+    np.testing.assert_array_equal(out['img'], cv2.warpAffine(img, mat, (48, 64), flags=flag))
+    assert out['input_size'] == (48, 64)
+    np.testing.assert_allclose(out['transformed_keypoints'][0, 0], [23.5, 31.5], atol=1e-3)  # centre -> centre
+
+
+def test_affine_drop_outside_marks_keypoints_invisible():
+    img = np.zeros((100, 80, 3), np.uint8)
+    kpts = np.array([[40., 50.], [0., 0.], [79., 99.]])
+    for drop, vis in ((True, [1, 0, 0]), (False, [1, 1, 1])):
+        t = TRANSFORMS.build(dict(type='Sapiens2TopdownAffine', input_size=(48, 64), drop_outside=drop))
+        out = t(results_with(img.copy(), kpts, (40, 50), (30, 40)))
+        np.testing.assert_array_equal(out['keypoints_visible'][0], vis)
+        if drop:
+            assert np.all(out['transformed_keypoints'][0, 1:] == 0)
+
+
+def test_coarse_dropout_blanks_one_hole_of_the_right_size():
+    np.random.seed(0)
+    t = TRANSFORMS.build(dict(type='CoarseDropout', hole_size=(0.2, 0.4), num_holes=1, prob=1.0))
+    for _ in range(20):
+        img = np.full((100, 80, 3), 255, np.uint8)
+        out = t(dict(img=img))['img']
+        ys, xs = np.nonzero(out[..., 0] == 0)
+        assert 20 <= np.ptp(ys) + 1 <= 40 and 16 <= np.ptp(xs) + 1 <= 32
+        assert (out[..., 0] == 0).sum() == (np.ptp(ys) + 1) * (np.ptp(xs) + 1)  # one rectangle
+        assert img.min() == 255  # input untouched
+    assert t(dict(img=np.ones((10, 10, 3), np.uint8))) is not None
+    with pytest.raises(ValueError, match='hole_size'):
+        TRANSFORMS.build(dict(type='CoarseDropout', hole_size=(0.5, 0.2)))
+
+
+@pytest.mark.parametrize('mode', ['mean', 'median'])
+def test_random_blur(mode):
+    np.random.seed(0)
+    img = np.random.default_rng(0).integers(0, 255, (32, 32, 3), dtype=np.uint8)
+    always = TRANSFORMS.build(dict(type='RandomBlur', mode=mode, prob=1.0))
+    never = TRANSFORMS.build(dict(type='RandomBlur', mode=mode, prob=0.0))
+    blurred = always(dict(img=img.copy()))['img']
+    assert blurred.shape == img.shape and blurred.std() < img.std()
+    np.testing.assert_array_equal(never(dict(img=img.copy()))['img'], img)
+    with pytest.raises(ValueError, match='mode'):
+        TRANSFORMS.build(dict(type='RandomBlur', mode='gauss'))
