@@ -85,10 +85,16 @@ def _all_registries() -> list[Registry]:
     return list(seen.values())
 
 
+# Keys whose values are data, not module configs (mmpose's dataset_info has keypoint `type`s 'upper'/'lower').
+_DATA_KEYS = ('dataset_info', 'metainfo')
+
+
 def _iter_types(node, path: str = '') -> Iterator[tuple[str, str]]:
     if isinstance(node, Mapping):
         for key, value in node.items():
             child = f'{path}.{key}' if path else str(key)
+            if key in _DATA_KEYS:
+                continue
             if key in ('type', 'runner_type') and isinstance(value, str):
                 yield child, value
             else:
