@@ -1,5 +1,6 @@
 # Sapiens2-1B body-part segmentation at 1024x768: 20k iterations, bf16, 8 per GPU x 8.
-_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py']
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/strategies/fsdp.py']
+runner_type = 'FlexibleRunner'  # FSDP (configs/_base_/strategies/fsdp.py); launch with tools/dist_train.sh
 
 pretrained_checkpoint = 'checkpoints/sapiens2_1b_pretrain.safetensors'
 model = dict(

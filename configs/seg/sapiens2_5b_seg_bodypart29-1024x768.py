@@ -1,6 +1,7 @@
 # Sapiens2-5B body-part segmentation at 1024x768: 50k iterations, bf16, 2 per GPU x 8; validation every 10k,
 # checkpoints every 2k, validation batch 1.
-_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py']
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/strategies/fsdp.py']
+runner_type = 'FlexibleRunner'  # FSDP (configs/_base_/strategies/fsdp.py); launch with tools/dist_train.sh
 
 pretrained_checkpoint = 'checkpoints/sapiens2_5b_pretrain.safetensors'
 model = dict(
