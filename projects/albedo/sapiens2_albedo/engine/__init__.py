@@ -1,0 +1,3 @@
+from .albedo_visualization_hook import AlbedoVisualizationHook
+
+__all__ = ['AlbedoVisualizationHook']

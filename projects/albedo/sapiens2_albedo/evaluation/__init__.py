@@ -1,0 +1,3 @@
+from .albedo_metric import AlbedoMetric
+
+__all__ = ['AlbedoMetric']

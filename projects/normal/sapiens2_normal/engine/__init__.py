@@ -1,0 +1,3 @@
+from .normal_visualization_hook import NormalVisualizationHook
+
+__all__ = ['NormalVisualizationHook']

@@ -1,0 +1,3 @@
+from .normal_metric import NormalMetric
+
+__all__ = ['NormalMetric']

@@ -1,0 +1,50 @@
+"""Read mask, depth and cameras of a pointmap sample and apply the SPEC 2.4 validity rules."""
+from typing import Optional, Sequence
+
+import numpy as np
+from mmcv.transforms import BaseTransform
+
+from sapiens2.datasets.transforms.dense_loading import check_same_size, read_mask
+from sapiens2.registry import TRANSFORMS
+
+
+def read_matrix(path: str, shape: Sequence[int]) -> np.ndarray:
+    """A whitespace-separated text matrix of the given shape, as float64."""
+    matrix = np.loadtxt(path, dtype=np.float64)
+    if matrix.size != int(np.prod(shape)):
+        raise ValueError(f'{path!r} must hold a {shape[0]}x{shape[1]} matrix, got {matrix.size} values.')
+    return matrix.reshape(shape)
+
+
+@TRANSFORMS.register_module()
+class LoadPointmapAnnotations(BaseTransform):
+    """Load ``gt_mask`` (bool), ``gt_depth`` (float32 HxW), ``cam_K`` (3x3) and ``cam_extrinsics`` (4x4).
+
+    Pixels with non-finite or non-positive depth leave the mask; a sample with fewer than ``min_valid_pixels`` valid
+    pixels is rejected (``None``, re-drawn in training).
+    """
+
+    def __init__(self, min_valid_pixels: int = 10) -> None:
+        self.min_valid_pixels = min_valid_pixels
+
+    def transform(self, results: dict) -> Optional[dict]:
+        results['gt_mask'] = read_mask(results['mask_path'])
+        depth = np.load(results['depth_path']).astype(np.float32)
+        if depth.ndim == 3 and depth.shape[2] == 1:
+            depth = depth[..., 0]
+        if depth.ndim != 2:
+            raise ValueError(f'Depth map {results["depth_path"]!r} must be HxW, got shape {depth.shape}.')
+        results['gt_depth'] = depth
+        check_same_size(results, 'gt_mask', results['mask_path'])
+        check_same_size(results, 'gt_depth', results['depth_path'])
+        valid_depth = np.isfinite(depth) & (depth > 0)
+        results['gt_depth'] = np.where(valid_depth, depth, 0.0).astype(np.float32)
+        results['gt_mask'] &= valid_depth
+        results['cam_K'] = read_matrix(results['intrinsics_path'], (3, 3))
+        results['cam_extrinsics'] = read_matrix(results['extrinsics_path'], (4, 4))
+        if results['gt_mask'].sum() < self.min_valid_pixels:
+            return None
+        return results
+
+    def __repr__(self) -> str:
+        return f'{self.__class__.__name__}(min_valid_pixels={self.min_valid_pixels})'

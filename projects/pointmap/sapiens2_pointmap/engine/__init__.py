@@ -1,0 +1,3 @@
+from .pointmap_visualization_hook import PointmapVisualizationHook
+
+__all__ = ['PointmapVisualizationHook']

@@ -1,0 +1,3 @@
+from .pointmap_metric import PointmapMetric
+
+__all__ = ['PointmapMetric']

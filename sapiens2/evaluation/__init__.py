@@ -1,0 +1,3 @@
+from .angle_error_stats import AngleErrorStats, angle_error_deg
+
+__all__ = ['AngleErrorStats', 'angle_error_deg']

@@ -1,0 +1,3 @@
+from .dense_estimator import DenseEstimator
+
+__all__ = ['DenseEstimator']

@@ -1,0 +1,3 @@
+from .dense_data_sample import DenseDataSample
+
+__all__ = ['DenseDataSample']

@@ -1,0 +1,120 @@
+"""Normal project: head, loss, loading, dataset, metric and visualisation hook."""
+import math
+
+import cv2
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from mmengine.structures import PixelData
+
+from projects.normal.sapiens2_normal import (LoadNormalAnnotations, NormalCosineSimilarityLoss, NormalDirDataset,
+                                             NormalHead, NormalMetric, NormalVisualizationHook)
+from sapiens2.structures import DenseDataSample
+
+
+def test_cosine_loss_known_values():
+    mask = torch.ones(1, 1, 2, 2, dtype=torch.bool)
+    x = torch.tensor([1.0, 0.0, 0.0]).view(1, 3, 1, 1).expand(1, 3, 2, 2)
+    y = torch.tensor([0.0, 1.0, 0.0]).view(1, 3, 1, 1).expand(1, 3, 2, 2)
+    loss = NormalCosineSimilarityLoss(loss_weight=10.0)
+    assert loss(x, y, mask).item() == pytest.approx(10.0)
+    assert loss(3 * x, x, mask).item() == pytest.approx(0.0, abs=1e-6)
+    assert loss(-x, x, mask).item() == pytest.approx(20.0)
+    assert loss.loss_name == 'loss_cosine_sim'
+
+
+def test_head_shapes_and_unit_predictions():
+    head = NormalHead(in_channels=16, upsample_channels=(8, 8, 8, 8), conv_out_channels=(8, ))
+    out = head(torch.randn(2, 16, 2, 3))
+    assert out.shape == (2, 3, 32, 48)
+    torch.testing.assert_close(head.postprocess(out)['map'].norm(dim=1), torch.ones(2, 32, 48))
+
+
+def _write_sample(root, normal, mask):
+    for sub in ('rgb', 'mask', 'normal'):
+        (root / sub).mkdir(exist_ok=True)
+    cv2.imwrite(str(root / 'rgb' / 'a.png'), np.zeros((*mask.shape, 3), np.uint8))
+    cv2.imwrite(str(root / 'mask' / 'a.png'), mask.astype(np.uint8) * 255)
+    np.savez(root / 'normal' / 'a.npz', normal=normal)
+    return dict(img=np.zeros((*mask.shape, 3), np.uint8), img_path=str(root / 'rgb' / 'a.png'),
+                mask_path=str(root / 'mask' / 'a.png'), normal_path=str(root / 'normal' / 'a.npz'))
+
+
+def test_loading_drops_nan_and_renormalises(tmp_path):
+    normal = np.zeros((4, 4, 3), np.float32)
+    normal[..., 2] = 2.0
+    normal[0, 0] = np.nan
+    results = LoadNormalAnnotations()(_write_sample(tmp_path, normal, np.ones((4, 4), bool)))
+    assert not results['gt_mask'][0, 0] and results['gt_mask'].sum() == 15
+    np.testing.assert_allclose(results['gt_normal'][1, 1], [0, 0, 1])
+
+
+def test_loading_reports_size_mismatch(tmp_path):
+    results = _write_sample(tmp_path, np.ones((5, 4, 3), np.float32), np.ones((4, 4), bool))
+    with pytest.raises(ValueError, match='same size'):
+        LoadNormalAnnotations()(results)
+
+
+def test_loading_removes_face_and_hair_with_a_seg_map(tmp_path):
+    results = _write_sample(tmp_path, np.ones((4, 4, 3), np.float32), np.ones((4, 4), bool))
+    seg = np.zeros((4, 4), np.int64)
+    seg[0] = 3  # hair
+    np.save(tmp_path / 'a_seg.npy', seg)
+    out = LoadNormalAnnotations()(dict(results, seg_path=str(tmp_path / 'a_seg.npy')))
+    assert out['gt_mask'].sum() == 12
+    assert LoadNormalAnnotations()(dict(results, seg_path=str(tmp_path / 'missing_seg.npy'))) is None
+
+
+def test_synthhumans_normals_load_and_pack(synthhumans_root, sapiens2_scope):
+    dataset = NormalDirDataset(
+        data_root=f'{synthhumans_root}/val',
+        pipeline=[dict(type='LoadImageFromFile'), dict(type='LoadNormalAnnotations'),
+                  dict(type='Letterbox', size=(128, 96), map_interpolations=dict(gt_mask='nearest',
+                                                                                 gt_normal='nearest')),
+                  dict(type='PackDenseInputs', target_key='gt_normal')])
+    packed = dataset[0]
+    sample = packed['data_samples']
+    assert packed['inputs'].shape == (3, 128, 96)
+    mask = sample.gt_dense.mask[0]
+    assert mask.any()
+    torch.testing.assert_close(sample.gt_dense.data[:, mask].norm(dim=0), torch.ones(int(mask.sum())))
+
+
+def _sample(pred, gt):
+    sample = DenseDataSample()
+    sample.gt_dense = PixelData(data=gt, mask=torch.ones(1, *gt.shape[1:], dtype=torch.bool))
+    sample.pred_dense = PixelData(data=pred)
+    return sample.to_dict()
+
+
+def test_metric_known_angles():
+    gt = torch.tensor([0.0, 0.0, 1.0]).view(3, 1, 1).repeat(1, 2, 2)
+    angle = math.radians(10.0)
+    pred = torch.tensor([math.sin(angle), 0.0, math.cos(angle)]).view(3, 1, 1).repeat(1, 2, 2)
+    metric = NormalMetric()
+    metric.process({}, [_sample(pred, gt), _sample(gt, gt)])
+    results = metric.compute_metrics(metric.results)
+    assert results['mean_angle'] == pytest.approx(5.0, abs=1e-3)
+    assert results['within_5_0_deg'] == 50.0 and results['within_11_25_deg'] == 100.0
+
+
+def test_visualization_hook_draws_three_panels(tmp_path):
+    cv2.imwrite(str(tmp_path / 'a.png'), np.zeros((8, 6, 3), np.uint8))
+    sample = DenseDataSample(metainfo=dict(img_path=str(tmp_path / 'a.png')))
+    normals = F.normalize(torch.randn(3, 8, 6), dim=0)
+    sample.gt_dense = PixelData(data=normals, mask=torch.ones(1, 8, 6, dtype=torch.bool))
+    sample.pred_dense = PixelData(data=normals)
+    drawn = []
+
+    class _Visualizer:
+
+        def add_image(self, name, image, step):
+            drawn.append((name, image.shape, step))
+
+    class _Runner:
+        visualizer = _Visualizer()
+        iter = 7
+
+    NormalVisualizationHook(interval=1).after_val_iter(_Runner(), 0, {}, [sample])
+    assert drawn == [('val_NormalVisualizationHook_0', (8, 18, 3), 7)]
