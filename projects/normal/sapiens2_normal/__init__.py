@@ -3,3 +3,4 @@ from .datasets import *  # noqa: F401,F403
 from .engine import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .models import *  # noqa: F401,F403
+from .normal_inference_task import NormalInferenceTask  # noqa: F401

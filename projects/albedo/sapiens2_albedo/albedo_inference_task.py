@@ -1,0 +1,25 @@
+"""Albedo inference for ``sapiens2.apis`` / ``tools/infer.py --task albedo``."""
+from typing import List
+
+import numpy as np
+
+from sapiens2.apis import DenseInferenceTask
+from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.visualization.dense_maps import albedo_to_bgr, side_by_side
+
+
+@INFERENCE_TASKS.register_module()
+class AlbedoInferenceTask(DenseInferenceTask):
+    """Albedo (SPEC 3.3): ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
+    name, head_types, uses = 'albedo', ('AlbedoHead', ), ('seg', )
+
+    def decode(self, dense, extras) -> dict:
+        return dict(albedo=dense.clamp(0, 1).permute(1, 2, 0).cpu().numpy())
+
+    def visualize(self, image, result, context=None) -> np.ndarray:
+        return side_by_side(image, albedo_to_bgr(result['albedo'], self.foreground(context)))
+
+    def save(self, image, result, out_dir, stem, context=None) -> List[str]:
+        path = self.out_path(out_dir, stem, '.npy')
+        np.save(path, result['albedo'].astype(np.float16))
+        return [path]

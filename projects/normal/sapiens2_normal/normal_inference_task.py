@@ -1,0 +1,26 @@
+"""Surface-normal inference for ``sapiens2.apis`` / ``tools/infer.py --task normal``."""
+from typing import List
+
+import numpy as np
+import torch.nn.functional as F
+
+from sapiens2.apis import DenseInferenceTask
+from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.visualization.dense_maps import normals_to_bgr, side_by_side
+
+
+@INFERENCE_TASKS.register_module()
+class NormalInferenceTask(DenseInferenceTask):
+    """Surface normals (SPEC 3.3): ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
+    name, head_types, uses = 'normal', ('NormalHead', ), ('seg', )
+
+    def decode(self, dense, extras) -> dict:
+        return dict(normal=F.normalize(dense, dim=0, eps=1e-6).permute(1, 2, 0).cpu().numpy())
+
+    def visualize(self, image, result, context=None) -> np.ndarray:
+        return side_by_side(image, normals_to_bgr(result['normal'], self.foreground(context)))
+
+    def save(self, image, result, out_dir, stem, context=None) -> List[str]:
+        path = self.out_path(out_dir, stem, '.npy')
+        np.save(path, result['normal'].astype(np.float32))
+        return [path]
