@@ -27,7 +27,7 @@ setup(
     description='Sapiens2 human-centric vision transformers on MMEngine, mmpose and mmsegmentation',
     packages=find_packages(include=['sapiens2', 'sapiens2.*']),
     include_package_data=True,
-    package_data={'sapiens2': ['metainfo/*.json']},
+    package_data={'sapiens2.metainfo': ['*.json']},
     python_requires='>=3.10',
     install_requires=read_requirements('runtime.txt'),
     extras_require={'tests': read_requirements('tests.txt'), 'optional': read_requirements('optional.txt')},

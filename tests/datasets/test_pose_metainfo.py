@@ -8,6 +8,7 @@ from mmpose.datasets.datasets.utils import parse_pose_metainfo
 
 from sapiens2.datasets.pose import (coco_wholebody_to_keypoints308, keypoints308_metainfo, keypoints308_partitions,
                                     load_keypoints308_json)
+from sapiens2.metainfo import load_metainfo
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / 'configs' / '_base_' / 'datasets'
@@ -59,6 +60,6 @@ def test_generated_config_is_current_and_equivalent():
 
 
 def test_json_found_through_package_not_cwd(tmp_path, monkeypatch):
-    load_keypoints308_json.cache_clear()
+    load_metainfo.cache_clear()
     monkeypatch.chdir(tmp_path)
     assert load_keypoints308_json()['num_keypoints'] == 308

@@ -3,23 +3,20 @@
 Every component finds the metadata through the package (``sapiens2/metainfo/keypoints308.json``), never through a
 path relative to the working directory.
 """
-import json
-from functools import lru_cache
-from importlib import resources
 from typing import Dict, List
+
+from sapiens2.metainfo import load_metainfo
 
 NUM_KEYPOINTS = 308
 PART_NAMES = ('body', 'foot', 'face', 'left_hand', 'right_hand')
 
 
-@lru_cache(maxsize=1)
 def load_keypoints308_json() -> dict:
     """Return the raw content of ``sapiens2/metainfo/keypoints308.json`` (cached; do not mutate)."""
-    path = resources.files('sapiens2') / 'metainfo' / 'keypoints308.json'
-    data = json.loads(path.read_text())
+    data = load_metainfo('keypoints308.json')
     if data.get('num_keypoints') != NUM_KEYPOINTS or len(data.get('keypoint_info', [])) != NUM_KEYPOINTS:
-        raise ValueError(f'{path}: expected {NUM_KEYPOINTS} keypoints in "keypoint_info"; the packaged metadata is '
-                         'damaged, reinstall sapiens2.')
+        raise ValueError(f'keypoints308.json: expected {NUM_KEYPOINTS} keypoints in "keypoint_info"; the packaged '
+                         'metadata is damaged, reinstall sapiens2.')
     return data
 
 

@@ -1,17 +1,14 @@
 """The 29-class body-part metadata shipped with the package (``sapiens2/metainfo/seg29.json``)."""
-import json
-from functools import lru_cache
-from importlib import resources
 from typing import Dict, List, Tuple
+
+from sapiens2.metainfo import load_metainfo
 
 SEG29_FILE = 'seg29.json'
 
 
-@lru_cache(maxsize=None)
 def load_seg29() -> dict:
     """Parsed ``seg29.json``: class names, RGB palette, CE class weights, flip pairs, source-class mappings."""
-    with resources.files('sapiens2').joinpath('metainfo', SEG29_FILE).open('r') as f:
-        return json.load(f)
+    return load_metainfo(SEG29_FILE)
 
 
 def seg29_metainfo() -> dict:

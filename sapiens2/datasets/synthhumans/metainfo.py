@@ -1,32 +1,21 @@
 """Keypoint and body-part metadata (``sapiens2/metainfo/*.json``) as used by the SynthHumans renderer."""
-import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Dict, List
 
 import numpy as np
 
-METAINFO_DIR = Path(__file__).resolve().parents[2] / 'metainfo'
-
-
-def _load(name: str) -> dict:
-    path = METAINFO_DIR / name
-    if not path.is_file():
-        raise FileNotFoundError(f'SynthHumans needs the metainfo file {path}; restore it from shared/reference/{name}.')
-    with open(path) as f:
-        return json.load(f)
-
+from sapiens2.metainfo import load_metainfo
 
 @lru_cache(maxsize=None)
 def keypoint_meta() -> dict:
     """The parsed ``keypoints308.json``."""
-    return _load('keypoints308.json')
+    return load_metainfo('keypoints308.json')
 
 
 @lru_cache(maxsize=None)
 def seg_meta() -> dict:
     """The parsed ``seg29.json``."""
-    return _load('seg29.json')
+    return load_metainfo('seg29.json')
 
 
 def keypoint_names() -> List[str]:
