@@ -131,3 +131,12 @@ def test_synthhumans_pose_files_load(synthhumans_root):
     assert sample['inputs'].shape == (3, 128, 96)
     assert sample['data_samples'].gt_fields.heatmaps.shape == (308, 32, 24)
     assert sample['data_samples'].gt_instance_labels.keypoint_weights.sum() >= 8
+
+
+def test_coco_wholebody_adapter_uses_the_schema_check(tmp_path):
+    path = write_coco(tmp_path, [ann(1, keypoints=None, foot_kpts=[1.0] * 18)])
+    with pytest.raises(AnnotationError, match=r"ann.json: annotation 1 has none of the keypoint fields \['keypoints'\]"):
+        build(CocoWholeBody308Dataset, path, tmp_path)
+    path = write_coco(tmp_path, [ann(1, keypoints=[1.0] * 51, bbox=[100, 5, 10, 10])])
+    with pytest.raises(AnnotationError, match='annotation 1 has bbox .* outside the image 1'):
+        build(CocoWholeBody308Dataset, path, tmp_path)

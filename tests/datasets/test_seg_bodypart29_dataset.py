@@ -59,7 +59,9 @@ def test_source_label_map_dome34():
 def test_dataset_reads_folders_and_remaps(tmp_path):
     write_pair(tmp_path, 'a', np.array([[0, 1, 2, 33], [40, 255, 3, 1]]))
     kwargs = dict(data_root=str(tmp_path), data_prefix=dict(img_path='img', seg_map_path='ann'), pipeline=LOAD)
-    plain = DATASETS.build(dict(type='BodyPart29Dataset', **kwargs))
+    with pytest.raises(ValueError, match=r'ann/a.png: label ids \[33, 40\]'):  # not 29-class ids: checked
+        DATASETS.build(dict(type='BodyPart29Dataset', **kwargs))[0]
+    plain = DATASETS.build(dict(type='BodyPart29Dataset', check_labels=False, **kwargs))
     assert len(plain) == 1
     assert plain[0]['gt_seg_map'].tolist() == [[0, 1, 2, 33], [40, 255, 3, 1]]
     remapped = DATASETS.build(dict(type='BodyPart29Dataset', source_mapping='DOME_MAPPING_34_to_29', **kwargs))
@@ -89,3 +91,24 @@ def test_synthhumans_seg_files_load(synthhumans_root):
     pipeline = Compose([dict(type='PackSegInputs')])
     packed = pipeline(sample)
     assert packed['data_samples'].gt_sem_seg.data.shape[1:] == labels.shape
+
+
+def test_label_check_follows_load_annotations_once(tmp_path):
+    write_pair(tmp_path, 'a', np.array([[0, 28], [255, 1]]))
+    kwargs = dict(data_root=str(tmp_path), data_prefix=dict(img_path='img', seg_map_path='ann'))
+    dataset = BodyPart29Dataset(pipeline=LOAD, **kwargs)
+    names = [type(t).__name__ for t in dataset.pipeline.transforms]
+    assert names == ['LoadImageFromFile', 'LoadAnnotations', 'CheckSegLabels']
+    assert dataset[0]['gt_seg_map'].tolist() == [[0, 28], [255, 1]]
+    explicit = BodyPart29Dataset(pipeline=[*LOAD, dict(type='CheckSegLabels', num_classes=29)], **kwargs)
+    assert [type(t).__name__ for t in explicit.pipeline.transforms] == names
+    unchecked = BodyPart29Dataset(pipeline=LOAD, check_labels=False, **kwargs)
+    assert [type(t).__name__ for t in unchecked.pipeline.transforms] == names[:2]
+
+
+def test_label_check_sees_ids_after_the_source_remap(tmp_path):
+    table = source_label_map('DOME_MAPPING_34_to_29')
+    write_pair(tmp_path, 'a', np.array([[0, 33], [40, 200]]))  # source ids: all map to a class or 255
+    dataset = BodyPart29Dataset(data_root=str(tmp_path), data_prefix=dict(img_path='img', seg_map_path='ann'),
+                                pipeline=LOAD, source_mapping='DOME_MAPPING_34_to_29')
+    assert dataset[0]['gt_seg_map'].tolist() == [[table.get(v, v) for v in row] for row in [[0, 33], [40, 200]]]

@@ -109,3 +109,16 @@ def test_official_train_pipeline_outputs_1024x768():
     labels = packed['data_samples'].gt_sem_seg.data
     assert labels.shape == (1, 1024, 768)
     assert set(labels.unique().tolist()) <= set(range(29)) | {255}
+
+
+def test_check_seg_labels_names_file_and_ids():
+    check = TRANSFORMS.build(dict(type='CheckSegLabels', num_classes=29, ignore_index=255))
+    ok = dict(gt_seg_map=np.array([[0, 28], [255, 3]], np.uint8), seg_map_path='x/ok.png')
+    assert check(ok) is ok
+    bad = dict(gt_seg_map=np.array([[0, 29], [40, 40]], np.uint8), seg_map_path='x/bad.png')
+    with pytest.raises(ValueError, match=r'x/bad.png: label ids \[29, 40\] \(pixels: \{29: 1, 40: 2\}\)'):
+        check(bad)
+    with pytest.raises(ValueError, match=r'label ids \[-1\]'):
+        check(dict(gt_seg_map=np.array([[0, -1]], np.int64), seg_map_path='x/neg.png'))
+    with pytest.raises(ValueError, match='after the source remap'):
+        check(dict(bad, label_map={1: 0}))

@@ -92,13 +92,11 @@ def test_pose_truncated_image_names_the_file(tmp_path):
     assert not isinstance(err.value, (TypeError, AttributeError, IndexError))
 
 
-@reader_gap('Keypoints308CocoDataset: xtcocotools raises a bare JSONDecodeError without the file name')
 def test_pose_malformed_json_names_the_file(tmp_path):
     with pytest.raises(ValueError, match='ann.json'):
         _pose_dataset(tmp_path, json.dumps(coco_annotation())[:-30])
 
 
-@reader_gap("Keypoints308CocoDataset: mmpose's _load_annotations raises KeyError('file_name') first")
 def test_pose_wrong_schema_names_record_and_fix(tmp_path):
     ann = coco_annotation()
     del ann['images'][0]['file_name']
@@ -111,7 +109,6 @@ def test_pose_wrong_keypoint_count(tmp_path):
         _pose_dataset(tmp_path, coco_annotation(num_keypoints=133))
 
 
-@reader_gap('Keypoints308CocoDataset: a bbox outside the image is accepted silently')
 def test_pose_bbox_outside_the_image(tmp_path):
     with pytest.raises(ValueError, match=r'ann.json: annotation 1.*bbox.*outside the image'):
         _pose_dataset(tmp_path, coco_annotation(bbox=(W + 10, H + 10, 20, 20)))
@@ -137,7 +134,6 @@ def test_seg_valid_labels_load(tmp_path):
     assert set(np.unique(_seg_sample(tmp_path, label)['gt_seg_map'])) == {0, 28, 255}
 
 
-@reader_gap('BodyPart29Dataset: label ids > 28 (other than 255) are not checked')
 def test_seg_label_ids_out_of_range_name_the_file(tmp_path):
     label = np.zeros((H, W), np.uint8)
     label[:10] = 40

@@ -1,10 +1,10 @@
 """COCO-WholeBody (133 keypoints) annotations mapped into the 308-keypoint layout, for fine-tuning on public data."""
-from typing import Tuple
+from typing import Dict, Tuple
 
 import numpy as np
 from mmpose.registry import DATASETS
 
-from .keypoints308_dataset import AnnotationError, Keypoints308CocoDataset
+from .keypoints308_dataset import Keypoints308CocoDataset
 from .metainfo import NUM_KEYPOINTS, coco_wholebody_to_keypoints308
 
 
@@ -22,6 +22,10 @@ class CocoWholeBody308Dataset(Keypoints308CocoDataset):
                                           ('lefthand_kpts', 21), ('righthand_kpts', 21))
     KEYPOINT_FIELDS: Tuple[str, ...] = tuple(field for field, _ in PARTS)
 
+    def keypoint_schema(self) -> Tuple[Dict[str, int], Tuple[str, ...]]:
+        """The five part fields with their lengths; ``keypoints`` (the 17 body points) is required."""
+        return dict(self.PARTS), ('keypoints', )
+
     def read_keypoints(self, ann: dict) -> np.ndarray:
         """Return the (308, 3) keypoints; unmapped COCO-WholeBody points are dropped, unlabelled 308 points are 0."""
         wholebody = np.concatenate([self._part(ann, field, num) for field, num in self.PARTS])
@@ -33,10 +37,7 @@ class CocoWholeBody308Dataset(Keypoints308CocoDataset):
         return keypoints
 
     def _part(self, ann: dict, field: str, num: int) -> np.ndarray:
-        if field not in ann:
-            if field == 'keypoints':
-                raise AnnotationError(f'{self.ann_file}: annotation {ann.get("id")} lacks "keypoints" (17 x 3 body '
-                                      'keypoints); is this a COCO-WholeBody file?')
+        if field not in ann:  # the schema check requires "keypoints"; the other parts are optional
             return np.zeros((num, 3), dtype=np.float32)
         return self._as_keypoints(ann[field], num, ann, field)
 

@@ -1,17 +1,18 @@
 """COCO-style 308-keypoint dataset (the official eval-file format) on mmpose's ``BaseCocoStyleDataset``."""
-import math
-from typing import List, Optional, Tuple
+import os.path as osp
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+from mmengine.fileio import exists, get_local_path
 from mmengine.logging import MessageHub
 from mmpose.datasets.datasets.base import BaseCocoStyleDataset
 from mmpose.registry import DATASETS
+from xtcocotools.coco import COCO
 
+from .annotation_schema import AnnotationError, read_annotation_json, validate_keypoint_coco
 from .metainfo import NUM_KEYPOINTS, keypoints308_metainfo
 
-
-class AnnotationError(ValueError):
-    """A malformed annotation file: the message names the file, the record and how to fix it."""
+__all__ = ['AnnotationError', 'Keypoints308CocoDataset']
 
 
 @DATASETS.register_module()
@@ -22,7 +23,9 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
     ``id``, ``image_id``, ``bbox`` (xywh), and the keypoints as a flat 308x3 list under ``keypoints`` or, as in the
     official eval files, ``goliath_wholebody_kpts`` (visible iff v > 0). ``area`` defaults to bbox area x 0.53 (as
     mmpose), ``iscrowd`` to 0; ``num_keypoints`` is recounted (v > 0). Crowd instances, instances without visible
-    keypoints and empty boxes are skipped, as in the official reader. Malformed records raise ``AnnotationError``.
+    keypoints and empty boxes are skipped, as in the official reader. The file is schema-checked
+    (:func:`~.annotation_schema.validate_keypoint_coco`, which also rejects boxes outside their image) before
+    xtcocotools indexes it; malformed files and records raise ``AnnotationError`` naming the file and the record.
 
     The metadata defaults to the packaged ``keypoints308.json``. In test mode the ground truth that mmpose's
     ``CocoMetric`` / ``KeypointPartitionMetric`` evaluate is the dataset's own normalised annotations (packed as
@@ -39,29 +42,45 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
             # BaseCocoStyleDataset publishes ann_file for CocoMetric; withdraw it so metrics use raw_ann_info.
             MessageHub.get_current_instance().update_info_dict({f"{self.metainfo['dataset_name']}_ann_file": None})
 
+    def keypoint_schema(self) -> Tuple[Dict[str, int], Tuple[str, ...]]:
+        """Return ({keypoint field: number of keypoints}, fields of which an annotation needs at least one)."""
+        return {field: NUM_KEYPOINTS for field in self.KEYPOINT_FIELDS}, self.KEYPOINT_FIELDS
+
     def _load_annotations(self) -> Tuple[List[dict], List[dict]]:
-        instance_list, image_list = super()._load_annotations()
+        """mmpose's COCO loading, with the JSON read and schema-checked here before xtcocotools indexes it."""
+        if not exists(self.ann_file):
+            raise FileNotFoundError(f'{self.ann_file}: annotation file not found; check data_root and ann_file.')
+        with get_local_path(self.ann_file) as local_path:
+            data = read_annotation_json(local_path, name=self.ann_file)
+        validate_keypoint_coco(data, self.ann_file, *self.keypoint_schema())
+        for ann in data['annotations']:
+            ann.setdefault('category_id', 1)  # xtcocotools indexes by category
+        self.coco = COCO(self.ann_file, ann_data=data)
+        if 'categories' in data:
+            self._metainfo['CLASSES'] = self.coco.loadCats(self.coco.getCatIds())
         self._metainfo.setdefault('CLASSES', [dict(id=1, name='person')])  # CocoMetric needs the categories
-        orphans = [a['id'] for a in self.coco.dataset.get('annotations', []) if a['image_id'] not in self.coco.imgs]
-        if orphans:
-            raise AnnotationError(f'{self.ann_file}: annotations {orphans[:5]} (of {len(orphans)}) refer to image ids '
-                                  'missing from "images"; add the images or remove the annotations.')
+        instance_list, image_list = [], []
+        for img_id in self.coco.getImgIds():
+            if img_id % self.sample_interval != 0:
+                continue
+            img = self.coco.loadImgs(img_id)[0]
+            img.update(img_id=img_id, img_path=osp.join(self.data_prefix['img'], img['file_name']))
+            image_list.append(img)
+            for ann in self.coco.loadAnns(self.coco.getAnnIds(imgIds=img_id)):
+                instance_info = self.parse_data_info(dict(raw_ann_info=ann, raw_img_info=img))
+                if instance_info:
+                    instance_list.append(instance_info)
         return instance_list, image_list
 
     def parse_data_info(self, raw_data_info: dict) -> Optional[dict]:
-        """Validate and normalise one annotation (keypoints under ``keypoints``, ``area`` set), then parse it."""
-        img = raw_data_info['raw_img_info']
-        missing = [key for key in ('file_name', 'width', 'height') if key not in img]
-        if missing:
-            raise AnnotationError(f'{self.ann_file}: image {img.get("id")} lacks {missing}; every image needs id, '
-                                  'file_name, width and height.')
+        """Normalise one (schema-checked) annotation (keypoints under ``keypoints``, ``area`` set), then parse it."""
         ann = self.normalise_annotation(raw_data_info['raw_ann_info'])
-        return super().parse_data_info(dict(raw_ann_info=ann, raw_img_info=img))
+        return super().parse_data_info(dict(raw_ann_info=ann, raw_img_info=raw_data_info['raw_img_info']))
 
     def normalise_annotation(self, ann: dict) -> dict:
-        """Return a copy of ``ann`` with a checked 308x3 ``keypoints`` list, a checked bbox, area and num_keypoints."""
+        """Return a copy of a schema-checked ``ann`` with a 308x3 ``keypoints`` list, area and num_keypoints."""
         keypoints = self.read_keypoints(ann)
-        bbox = self._check_bbox(ann)
+        bbox = ann['bbox']
         out = {k: v for k, v in ann.items() if k not in self.KEYPOINT_FIELDS}
         out['keypoints'] = keypoints.reshape(-1).tolist()
         out['num_keypoints'] = int((keypoints[:, 2] > 0).sum())
@@ -84,11 +103,3 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
             raise AnnotationError(f'{self.ann_file}: annotation {ann.get("id")} field "{field}" has {flat.size} '
                                   f'values; expected {num} keypoints x 3 (x, y, v) = {num * 3}.')
         return flat.reshape(num, 3)
-
-    def _check_bbox(self, ann: dict) -> List[float]:
-        bbox = ann.get('bbox')
-        if (not isinstance(bbox, (list, tuple)) or len(bbox) != 4
-                or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in bbox) or min(bbox[2:]) < 0):
-            raise AnnotationError(f'{self.ann_file}: annotation {ann.get("id")} has bbox {bbox!r}; expected '
-                                  '[x, y, w, h] with 4 finite numbers and w, h >= 0.')
-        return list(bbox)

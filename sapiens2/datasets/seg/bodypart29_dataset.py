@@ -2,9 +2,11 @@
 import os.path as osp
 from typing import List, Optional
 
+from mmcv.transforms import LoadAnnotations
 from mmseg.datasets import BaseSegDataset
 from mmseg.registry import DATASETS
 
+from .check_seg_labels import CheckSegLabels
 from .metainfo import seg29_metainfo, source_label_map
 
 
@@ -17,8 +19,13 @@ class BodyPart29Dataset(BaseSegDataset):
     ``seg29.json`` (``DOME_MAPPING_34_to_29``, ``DOME_MAPPING_52_to_29``, ``INTERNAL_MAPPING_32_to_29``); ids the
     table does not map become 255. The remap rides on mmseg's ``label_map``, applied by ``LoadAnnotations``.
 
+    With ``check_labels`` (default) a :class:`CheckSegLabels` follows every ``LoadAnnotations`` of the pipeline
+    (unless the pipeline already has one there): a label map holding, after the remap, an id that is neither a class
+    nor ``ignore_index`` raises ``ValueError`` naming the file and the ids, instead of corrupting the loss.
+
     Args:
         source_mapping: Name of a source-to-29 table, or None when the label maps already hold the 29 ids.
+        check_labels: Check the loaded label ids (see above).
         img_suffix: Suffix of the image files.
         seg_map_suffix: Suffix of the label-map files.
         **kwargs: :class:`BaseSegDataset` arguments (``data_root``, ``data_prefix``, ``pipeline``...).
@@ -30,12 +37,23 @@ class BodyPart29Dataset(BaseSegDataset):
                  source_mapping: Optional[str] = None,
                  img_suffix: str = '.png',
                  seg_map_suffix: str = '.png',
+                 check_labels: bool = True,
                  **kwargs) -> None:
         self.source_label_map = None if source_mapping is None else source_label_map(source_mapping)
         super().__init__(img_suffix=img_suffix, seg_map_suffix=seg_map_suffix, **kwargs)
         if self.source_label_map is not None and self.label_map is not None:
             raise ValueError('source_mapping cannot be combined with a metainfo that changes the classes; '
                              'keep the 29 classes of seg29.json')
+        if check_labels:
+            self._insert_label_checks()
+
+    def _insert_label_checks(self) -> None:
+        """Put a CheckSegLabels right after each LoadAnnotations of the pipeline that lacks one."""
+        transforms = self.pipeline.transforms
+        for i in reversed(range(len(transforms))):
+            followed = i + 1 < len(transforms) and isinstance(transforms[i + 1], CheckSegLabels)
+            if isinstance(transforms[i], LoadAnnotations) and not followed:
+                transforms.insert(i + 1, CheckSegLabels(len(self.metainfo['classes']), self.ignore_index))
 
     def load_data_list(self) -> List[dict]:
         """Scan the image folder; attach the source remap to every sample."""
