@@ -16,7 +16,7 @@ def _runner(work_dir, action: str):
     cfg = load_config(str(TOY_CONFIG), {
         'train_dataloader.sampler.shuffle': False,
         'train_dataloader.dataset.nan_indices': [NAN_SAMPLE],
-        'custom_hooks': [dict(type='NonFiniteLossHook', action=action, max_consecutive_skips=1)],
+        'default_hooks.non_finite': dict(type='NonFiniteLossHook', action=action, max_consecutive_skips=1),
         'experiment_name': f'nan_{action}',
         'optim_wrapper.constructor': 'DefaultOptimWrapperConstructor',  # plain AdamW: this test is about NaNs
         'optim_wrapper.paramwise_cfg': None,
