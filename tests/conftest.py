@@ -18,11 +18,17 @@ def synthhumans_root() -> str:
                               seed=0)
 
 
-@pytest.fixture(autouse=True)
-def _isolate_default_scope():
-    """Keeps a test's ``init_default_scope`` (mmpose, mmseg...) from leaking into the tests that follow."""
+@pytest.fixture(scope='session')
+def _pristine_default_scopes() -> dict:
     from mmengine.registry import DefaultScope
-    before = dict(DefaultScope._instance_dict)
+    return dict(DefaultScope._instance_dict)
+
+
+@pytest.fixture(autouse=True)
+def _isolate_default_scope(_pristine_default_scopes):
+    """Resets MMEngine's default scope after each test, so an ``init_default_scope`` (mmpose, mmseg...) in a test or
+    in a module-scoped fixture does not change how later tests resolve registry names."""
+    from mmengine.registry import DefaultScope
     yield
     DefaultScope._instance_dict.clear()
-    DefaultScope._instance_dict.update(before)
+    DefaultScope._instance_dict.update(_pristine_default_scopes)
