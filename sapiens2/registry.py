@@ -4,8 +4,8 @@ MMEngine registries form a tree: the root registries live in ``mmengine.registry
 each own a child registry with their scope name. A lookup walks from the config's ``default_scope`` registry up to the
 root, so a module registered in the root is found from every scope.
 
-* Modules every task needs (the ``Sapiens2`` backbone, ``LayerDecayOptimWrapperConstructor``, ``Sapiens2Runner``,
-  generic hooks) register into the **root** registries (``mmengine.registry``). An mmpose config
+* Modules every task needs (the ``Sapiens2`` backbone, ``Sapiens2LayerDecayOptimWrapperConstructor``,
+  ``Sapiens2Runner``, generic hooks) register into the **root** registries (``mmengine.registry``). An mmpose config
   (``default_scope='mmpose'``), an mmseg config (``'mmseg'``) and a sapiens2 config all build them by type name.
 * Pose modules register into **mmpose**'s registries and segmentation modules into **mmseg**'s, so they sit beside
   the machinery they extend (``TopdownPoseEstimator``, ``EncoderDecoder``...).

@@ -9,7 +9,7 @@ model = dict(
 optim_wrapper = dict(
     _delete_=True,
     type='OptimWrapper',
-    constructor='LayerDecayOptimWrapperConstructor',
+    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
     optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
     paramwise_cfg=dict(layer_decay_rate=0.85),
     clip_grad=dict(max_norm=4.0, norm_type=2))

@@ -51,7 +51,7 @@ test_dataloader = val_dataloader
 optim_wrapper = dict(
     _delete_=True,
     type='OptimWrapper',
-    constructor='LayerDecayOptimWrapperConstructor',
+    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
     optimizer=dict(type='AdamW', lr=3e-3, betas=(0.9, 0.999), weight_decay=0.01),
     paramwise_cfg=dict(layer_decay_rate=0.9),
     clip_grad=dict(max_norm=2.0, norm_type=2))

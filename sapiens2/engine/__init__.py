@@ -2,10 +2,10 @@ from . import mmengine_compat  # noqa: F401  (patches MMEngine's local checkpoin
 from . import atomic_save, dist, hooks  # noqa: F401  (atomic checkpoint writes, CPU-safe DDP/FSDP/AMP, hooks)
 from .checkpoint import (CheckpointMismatchError, load_model_weights, load_weights, read_checkpoint_file,
                          save_weights)
-from .optimizers import LayerDecayOptimWrapperConstructor
+from .optimizers import Sapiens2LayerDecayOptimWrapperConstructor
 from .runner import Sapiens2Runner
 
 __all__ = [
     'CheckpointMismatchError', 'load_model_weights', 'load_weights', 'read_checkpoint_file', 'save_weights',
-    'LayerDecayOptimWrapperConstructor', 'Sapiens2Runner'
+    'Sapiens2LayerDecayOptimWrapperConstructor', 'Sapiens2Runner'
 ]

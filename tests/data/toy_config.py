@@ -7,7 +7,7 @@ dataset = dict(type='ToyImageDataset', num_samples=8, size=(32, 32))
 train_dataloader = dict(batch_size=2, num_workers=0, dataset=dataset,
                         sampler=dict(type='DefaultSampler', shuffle=True))
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=4, val_interval=100)
-optim_wrapper = dict(constructor='LayerDecayOptimWrapperConstructor',
+optim_wrapper = dict(constructor='Sapiens2LayerDecayOptimWrapperConstructor',
                      optimizer=dict(type='AdamW', lr=1e-3, weight_decay=0.1),
                      paramwise_cfg=dict(layer_decay_rate=0.8), clip_grad=dict(max_norm=2.0))
 param_scheduler = [dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=2),

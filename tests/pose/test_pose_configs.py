@@ -27,7 +27,7 @@ def test_recipe(size):
     lr, decay, clip, iters, batch = RECIPE[size]
     ow = cfg.optim_wrapper
     assert ow.type == 'AmpOptimWrapper' and ow.dtype == 'bfloat16'
-    assert ow.constructor == 'LayerDecayOptimWrapperConstructor'
+    assert ow.constructor == 'Sapiens2LayerDecayOptimWrapperConstructor'
     assert (ow.optimizer.type, ow.optimizer.lr, ow.optimizer.weight_decay) == ('AdamW', lr, 0.1)
     assert ow.paramwise_cfg.layer_decay_rate == decay and ow.clip_grad.max_norm == clip
     assert cfg.train_cfg.max_iters == iters and cfg.train_cfg.val_interval == 1000

@@ -90,6 +90,6 @@ def test_tiny_pose_trains_on_synthhumans(synthhumans_root, tmp_path):
           f'| train+val {train_s:.0f} s wall, {train_cpu_s:.0f} s CPU')
     assert train_cpu_s < TRAIN_CPU_LIMIT_S
     assert trained['PCK'] >= untrained['PCK'] + 0.3
-    # Measured through tools/train.py: 0.39-0.40 vs the constant 0.37 (in-process runs of the same recipe reach
-    # 0.45-0.48; the gap is not understood yet), so this margin is small.
-    assert trained['PCK'] >= constant + 0.01
+    # Measured through tools/train.py with the patch-8 recipe: 0.45-0.49 vs the constant 0.37 (the patch-16 recipe
+    # reached only 0.39-0.40); the margin leaves room for run-to-run noise.
+    assert trained['PCK'] >= constant + 0.06

@@ -2,7 +2,7 @@
 # Every transformer block is its own FSDP unit and recomputes its activations in the backward pass; parameters,
 # gradient reduction and buffers are bf16 on GPUs (fp32 master weights; ignored on CPU-only machines).
 # The optimizer is built on the wrapped model (use_orig_params=True keeps the original parameter names, so
-# LayerDecayOptimWrapperConstructor groups are the same as without FSDP). Checkpoints hold the full state dict.
+# Sapiens2LayerDecayOptimWrapperConstructor groups are the same as without FSDP). Checkpoints hold the full state dict.
 # Strategies need MMEngine's FlexibleRunner; MMEngine rejects a key defined by two bases, so the config that
 # inherits this file sets it itself:
 #   _base_ = ['../_base_/<task runtime>.py', '../_base_/strategies/fsdp.py']

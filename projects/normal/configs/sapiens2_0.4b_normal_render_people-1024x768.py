@@ -79,7 +79,7 @@ test_evaluator = val_evaluator
 optim_wrapper = dict(
     type='AmpOptimWrapper',
     dtype='bfloat16',
-    constructor='LayerDecayOptimWrapperConstructor',
+    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
     optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
     paramwise_cfg=dict(layer_decay_rate=0.8),
     clip_grad=dict(max_norm=2.0, norm_type=2))

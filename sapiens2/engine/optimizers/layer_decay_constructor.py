@@ -42,7 +42,7 @@ def original_shapes(model: nn.Module) -> Dict[str, torch.Size]:
 
 
 @OPTIM_WRAPPER_CONSTRUCTORS.register_module()
-class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
+class Sapiens2LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
     """Builds parameter groups with ``lr = base_lr * rate ** (num_layers + 1 - layer_id)`` (see ``get_layer_id``).
 
     Weight decay is disabled for parameters that are 1-D in their original shape, names ending in ``.bias`` and
@@ -62,7 +62,7 @@ class LayerDecayOptimWrapperConstructor(DefaultOptimWrapperConstructor):
         self.no_decay_names = tuple(paramwise_cfg.pop('no_decay_names', ('pos_embed', )))
         if paramwise_cfg:
             raise ValueError(f'Unknown paramwise_cfg keys {sorted(paramwise_cfg)} for '
-                             f'LayerDecayOptimWrapperConstructor; valid: layer_decay_rate, num_layers, '
+                             f'Sapiens2LayerDecayOptimWrapperConstructor; valid: layer_decay_rate, num_layers, '
                              f'backbone_prefix, no_decay_names.')
         super().__init__(optim_wrapper_cfg, None)
 

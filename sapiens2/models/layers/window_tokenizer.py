@@ -50,5 +50,6 @@ class WindowTokenizer(nn.Module):
         use_cp = self.training and torch.is_grad_enabled()
         outputs = []
         for chunk in windows.split(self.chunk_size):
-            outputs.append(checkpoint(self._run_blocks, chunk, use_reentrant=False) if use_cp else self._run_blocks(chunk))
+            out = checkpoint(self._run_blocks, chunk, use_reentrant=False) if use_cp else self._run_blocks(chunk)
+            outputs.append(out)
         return torch.cat(outputs).view(batch, rows * cols, channels), (rows, cols)

@@ -11,7 +11,7 @@ test_cfg = dict(type='TestLoop')
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=6, val_interval=1000)
 optim_wrapper = dict(
     type='OptimWrapper',
-    constructor='LayerDecayOptimWrapperConstructor',
+    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
     optimizer=dict(type='AdamW', lr=1e-2, weight_decay=0.01),
     paramwise_cfg=dict(layer_decay_rate=0.8))
 param_scheduler = [dict(type='LinearLR', start_factor=0.1, by_epoch=False, begin=0, end=4)]

@@ -2,7 +2,7 @@ import pytest
 import torch
 from torch import nn
 
-from sapiens2.engine.optimizers import LayerDecayOptimWrapperConstructor, clean_param_name, get_layer_id
+from sapiens2.engine.optimizers import Sapiens2LayerDecayOptimWrapperConstructor, clean_param_name, get_layer_id
 from sapiens2.models import Sapiens2
 
 BASE_LR, WD, RATE = 5e-4, 0.1, 0.8
@@ -17,7 +17,7 @@ class Estimator(nn.Module):
 
 
 def build_groups(model, **paramwise):
-    constructor = LayerDecayOptimWrapperConstructor(
+    constructor = Sapiens2LayerDecayOptimWrapperConstructor(
         dict(optimizer=dict(type='AdamW', lr=BASE_LR, weight_decay=WD)),
         dict(layer_decay_rate=RATE, **paramwise))
     wrapper = constructor(model)
@@ -79,4 +79,4 @@ def test_wrapped_names_and_flattened_shapes_give_the_same_groups():
 
 def test_unknown_paramwise_key_is_an_error():
     with pytest.raises(ValueError, match='layer_decay'):
-        LayerDecayOptimWrapperConstructor(dict(optimizer=dict(type='AdamW', lr=1e-3)), dict(layer_decay=0.8))
+        Sapiens2LayerDecayOptimWrapperConstructor(dict(optimizer=dict(type='AdamW', lr=1e-3)), dict(layer_decay=0.8))
