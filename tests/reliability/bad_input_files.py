@@ -3,7 +3,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 H, W = 64, 48
 
@@ -22,8 +21,3 @@ def coco_annotation(num_keypoints: int = 308, bbox=(4, 4, 30, 50), **ann) -> dic
                 annotations=[dict(id=1, image_id=1, category_id=1, bbox=list(bbox), keypoints=keypoints, **ann)],
                 categories=[dict(id=1, name='person')])
 
-
-def reader_gap(reason: str):
-    """Mark a known gap in a reader another task owns: the test states the wanted behaviour and is expected to fail
-    until that reader is fixed (non-strict, so a fix shows up as XPASS in the summary)."""
-    return pytest.mark.xfail(reason=f'open: {reason}', strict=False)

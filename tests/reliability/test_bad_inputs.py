@@ -13,7 +13,7 @@ from mmengine.registry import init_default_scope
 
 from sapiens2.engine import CheckpointMismatchError, load_model_weights, read_checkpoint_file, save_weights
 from sapiens2.models import Sapiens2
-from tests.reliability.bad_input_files import H, W, coco_annotation, reader_gap, write_image
+from tests.reliability.bad_input_files import H, W, coco_annotation, write_image
 
 
 
@@ -171,7 +171,6 @@ def test_empty_mask_rejects_the_sample(tmp_path):
     assert _load_pointmap(_pointmap_results(tmp_path, np.full((H, W), 2.0), mask_value=0)) is None
 
 
-@reader_gap("read_matrix (pointmap): np.loadtxt's error does not name the file")
 def test_malformed_intrinsics_name_the_file(tmp_path):
     with pytest.raises(ValueError, match='K.txt'):
         _load_pointmap(_pointmap_results(tmp_path, np.full((H, W), 2.0), intrinsics='50 0 24\n0 fifty 32\n'))

@@ -10,7 +10,13 @@ from sapiens2.registry import TRANSFORMS
 
 def read_matrix(path: str, shape: Sequence[int]) -> np.ndarray:
     """A whitespace-separated text matrix of the given shape, as float64."""
-    matrix = np.loadtxt(path, dtype=np.float64)
+    try:
+        matrix = np.loadtxt(path, dtype=np.float64, ndmin=1)
+    except (OSError, ValueError) as err:
+        raise ValueError(f'{path!r} is not a readable {shape[0]}x{shape[1]} text matrix ({err}); write it as '
+                         f'{shape[0]} lines of {shape[1]} whitespace-separated numbers.') from err
+    if not np.isfinite(matrix).all():
+        raise ValueError(f'{path!r} holds non-finite values; camera matrices must be finite.')
     if matrix.size != int(np.prod(shape)):
         raise ValueError(f'{path!r} must hold a {shape[0]}x{shape[1]} matrix, got {matrix.size} values.')
     return matrix.reshape(shape)
