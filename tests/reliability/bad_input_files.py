@@ -1,4 +1,4 @@
-"""Small valid input files for the bad-input and fuzz tests (mutated by the tests), and the known-gap marker."""
+"""Small valid input files for the bad-input and fuzz tests (mutated by the tests)."""
 from pathlib import Path
 
 import cv2
