@@ -39,6 +39,7 @@ def test_exported_backbone_loads_strictly_into_pose_config(tiny_pretrainer, tmp_
     export_backbone(model.state_dict(), out)
     cfg = Config.fromfile(POSE_CONFIG)
     cfg.model.backbone.init_cfg = dict(type='Pretrained', checkpoint=out)
+    cfg.model.backbone.patch_size = model.backbone.patch_size  # the tiny pose recipe uses 8x8 patches
     from mmpose.registry import MODELS as POSE_MODELS
     with DefaultScope.overwrite_default_scope(cfg.default_scope):
         pose_model = POSE_MODELS.build(cfg.model)
