@@ -1,10 +1,9 @@
 # Sapiens2-0.4B albedo at 1024x768, the official recipe (SPEC 2.5, 2.7): 20k iterations, bf16, 20 images per GPU x 8
 # GPUs. No photometric augmentation. No official albedo weights exist. Data: directory datasets (rgb/, albedo/,
 # mask/) under data/albedo/.
-_base_ = ['../../../configs/_base_/default_runtime.py']
+_base_ = ['../../../configs/_base_/dense_runtime.py']
 
 custom_imports = dict(imports=['sapiens2', 'projects.albedo.sapiens2_albedo'], allow_failed_imports=False)
-default_scope = 'sapiens2'
 
 pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
 image_size = (1024, 768)  # (H, W)
@@ -74,25 +73,8 @@ test_dataloader = val_dataloader
 val_evaluator = dict(type='AlbedoMetric', data_range=1.0)
 test_evaluator = val_evaluator
 
-optim_wrapper = dict(
-    type='AmpOptimWrapper',
-    dtype='bfloat16',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
-    paramwise_cfg=dict(layer_decay_rate=0.8),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
-
-max_iters = 20000
-warmup_iters = 500
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=warmup_iters, end=max_iters),
-]
-train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=1000)
-val_cfg = dict(type='ValLoop')
-test_cfg = dict(type='TestLoop')
+optim_wrapper = dict(type='AmpOptimWrapper', dtype='bfloat16')
 
 default_hooks = dict(
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, save_best='albedo/mae', rule='less'),
     visualization=dict(type='AlbedoVisualizationHook', interval=50))
-visualizer = dict(type='Visualizer', vis_backends=[dict(type='LocalVisBackend')], name='visualizer')
