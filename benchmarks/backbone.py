@@ -6,16 +6,12 @@ Prints images/s, the achieved GFLOP/s (2 x multiply-adds of the forward, counted
 measured GFLOP/s of a dense square matmul in the same dtype, so the fraction of the hardware limit is visible.
 """
 import argparse
-import os.path as osp
-import sys
 import time
 
 import torch
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-
-from sapiens2.models import Sapiens2  # noqa: E402
-from sapiens2.models.backbones.sapiens2 import resolve_arch  # noqa: E402
+from sapiens2.models import Sapiens2
+from sapiens2.models.backbones.sapiens2 import resolve_arch
 
 DTYPES = {'fp32': torch.float32, 'bf16': torch.bfloat16, 'fp16': torch.float16}
 

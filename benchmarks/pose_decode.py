@@ -7,18 +7,15 @@ with random amplitude, plus low noise. Prints the median time per instance of ea
 largest coordinate difference.
 """
 import argparse
-import os.path as osp
 import statistics
 import sys
 import time
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+import numpy as np
+import torch
+from mmpose.codecs import UDPHeatmap
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from mmpose.codecs import UDPHeatmap  # noqa: E402
-
-from sapiens2.codecs import FastUDPHeatmap  # noqa: E402
+from sapiens2.codecs import FastUDPHeatmap
 
 INPUT_SIZE, HEATMAP_SIZE = (768, 1024), (192, 256)
 

@@ -6,17 +6,13 @@ Rendering is single-threaded; images/s is computed from the process CPU time, so
 machine, and the wall-clock figure is printed beside it.
 """
 import argparse
-import os.path as osp
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
+import cv2
 
-import cv2  # noqa: E402
-
-from sapiens2.datasets.synthhumans import render_scene, scene_for  # noqa: E402
-from sapiens2.datasets.synthhumans.writer import make_split_dirs, write_sample  # noqa: E402
+from sapiens2.datasets.synthhumans import render_scene, scene_for
+from sapiens2.datasets.synthhumans.writer import make_split_dirs, write_sample
 
 
 def main() -> None:

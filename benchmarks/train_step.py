@@ -22,7 +22,6 @@ import sys
 import tempfile
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
-sys.path.insert(0, ROOT)
 TINY_CONFIGS = ('configs/*/sapiens2_nano_*.py', 'projects/*/configs/sapiens2_nano_*.py')
 NEVER = 10**9
 

@@ -6,12 +6,8 @@ The format follows each file's suffix. Only model weights are kept; tensors and 
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
 """
 import argparse
-import os.path as osp
-import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-
-from sapiens2.engine.checkpoint import convert_checkpoint  # noqa: E402
+from sapiens2.engine.checkpoint import convert_checkpoint
 
 
 def parse_rename(text: str):

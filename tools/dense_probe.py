@@ -8,15 +8,11 @@ the printed metric ranks backbones. See projects/pretrain/README.md.
 """
 import argparse
 import json
-import os.path as osp
-import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))  # repo root, for `projects.*` imports
+from mmengine.registry import init_default_scope
+from sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe
 
-from mmengine.registry import init_default_scope  # noqa: E402
-
-from projects.pretrain.sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe  # noqa: E402
-from sapiens2.engine.launch import DictAction, load_config  # noqa: E402
+from sapiens2.engine.launch import DictAction, load_config
 
 
 def parse_args() -> argparse.Namespace:

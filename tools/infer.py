@@ -2,12 +2,9 @@
 
 Usage: python tools/infer.py INPUTS... --out DIR (--task pose seg ... [--size 1b] | --model CONFIG [--weights CKPT])
 """
-import os.path as osp
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
-
-from sapiens2.apis.cli import main  # noqa: E402
+from sapiens2.apis.cli import main
 
 if __name__ == '__main__':
     sys.exit(main())

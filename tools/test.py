@@ -1,11 +1,7 @@
 """Evaluate a checkpoint: ``python tools/test.py CONFIG CHECKPOINT [--work-dir D] [--cfg-options ...]``."""
 import argparse
-import os.path as osp
-import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))  # repo root, for `projects.*` imports
-
-from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_test_config  # noqa: E402
+from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_test_config
 
 
 def parse_args() -> argparse.Namespace:

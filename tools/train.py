@@ -1,11 +1,7 @@
 """Train a model from a config: ``python tools/train.py CONFIG [--work-dir D] [--resume [CKPT]] [--amp] ...``."""
 import argparse
-import os.path as osp
-import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))  # repo root, for `projects.*` imports
-
-from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config  # noqa: E402
+from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config
 
 
 def parse_args() -> argparse.Namespace:

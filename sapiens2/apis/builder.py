@@ -1,5 +1,4 @@
 """Build a model for inference from a config and a checkpoint."""
-import sys
 import warnings
 from typing import Optional, Union
 
@@ -8,21 +7,7 @@ from mmengine.config import Config
 from mmengine.registry import MODELS, init_default_scope
 from torch import nn
 
-from .model_zoo import config_root
-
-
-def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) -> Config:
-    """Read a config (its ``custom_imports`` load the project's modules; the repository is put on ``sys.path``)."""
-    if isinstance(config, Config):
-        cfg = config
-    else:
-        root = config_root()
-        if root not in sys.path:
-            sys.path.insert(0, root)
-        cfg = Config.fromfile(config)
-    if cfg_options:
-        cfg.merge_from_dict(cfg_options)
-    return cfg
+from sapiens2.engine.launch import load_config
 
 
 def default_device() -> str:

@@ -2,14 +2,16 @@
 
 Nothing is downloaded. Checkpoints are looked up under ``$SAPIENS2_CHECKPOINT_ROOT`` (default
 ``~/.cache/sapiens2/checkpoints``), recursively, by file name: ``sapiens2_<size>_<task>*.safetensors`` (or
-``.pth``); for pose, ``sapiens2_<size>_keypoints308*`` matches too. Configs are looked up in
-``configs/<task>/`` and ``projects/<task>/configs/`` of the repository (``$SAPIENS2_CONFIG_ROOT`` overrides it).
+``.pth``); for pose, ``sapiens2_<size>_keypoints308*`` matches too. Configs are the packaged ones
+(:mod:`sapiens2.config_files`), ``sapiens2::<task>/sapiens2_<size>_<task>_*-1024x768.py``.
 """
 import glob
 import os
 import os.path as osp
 import re
 from typing import List, Optional, Tuple
+
+from sapiens2.config_files import config_dir
 
 TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo')
 SIZES = ('0.4b', '0.8b', '1b', '5b')
@@ -22,12 +24,6 @@ ALIAS_PATTERN = re.compile(r'^(?P<task>[a-z]+)-(?P<size>\d+(?:\.\d+)?b)$')
 def checkpoint_root() -> str:
     """``$SAPIENS2_CHECKPOINT_ROOT``, or ``~/.cache/sapiens2/checkpoints``."""
     return osp.expanduser(os.environ.get('SAPIENS2_CHECKPOINT_ROOT', '~/.cache/sapiens2/checkpoints'))
-
-
-def config_root() -> str:
-    """``$SAPIENS2_CONFIG_ROOT``, or the repository holding this package (where ``configs/`` lives)."""
-    default = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-    return os.environ.get('SAPIENS2_CONFIG_ROOT', default)
 
 
 def is_alias(name: str) -> bool:
@@ -44,15 +40,13 @@ def parse_alias(alias: str) -> Tuple[str, str]:
     return match['task'], match['size']
 
 
-def find_config(task: str, size: str, root: Optional[str] = None) -> str:
-    """The config of the full-size ``task`` model of ``size`` (``sapiens2_<size>_<task>_*-1024x768.py``)."""
-    root = root or config_root()
-    patterns = [osp.join(root, 'configs', task, f'sapiens2_{size}_{task}_*-1024x768.py'),
-                osp.join(root, 'projects', task, 'configs', f'sapiens2_{size}_{task}_*-1024x768.py')]
-    found = sorted(path for pattern in patterns for path in glob.glob(pattern))
+def find_config(task: str, size: str) -> str:
+    """The packaged config of the full-size ``task`` model of ``size`` (``sapiens2_<size>_<task>_*-1024x768.py``)."""
+    pattern = osp.join(config_dir(), task, f'sapiens2_{size}_{task}_*-1024x768.py')
+    found = sorted(glob.glob(pattern))
     if not found:
-        raise FileNotFoundError(f'no config for {task}-{size}: looked for {patterns}; set SAPIENS2_CONFIG_ROOT to '
-                                'the sapiens2 repository, or pass the config path instead of the alias')
+        raise FileNotFoundError(f'no packaged config for {task}-{size} (looked for {pattern}); pass a config path '
+                                'instead of the alias')
     return found[0]
 
 

@@ -1,5 +1,4 @@
-from . import mmengine_compat  # noqa: F401  (patches MMEngine's local checkpoint loader on import)
-from . import atomic_save, dist, hooks  # noqa: F401  (atomic checkpoint writes, CPU-safe DDP/FSDP/AMP, hooks)
+from . import dist, hooks  # noqa: F401  (CPU-safe DDP/FSDP/AMP, hooks)
 from .checkpoint import (CheckpointMismatchError, load_model_weights, load_weights, read_checkpoint_file,
                          save_weights)
 from .optimizers import Sapiens2LayerDecayOptimWrapperConstructor

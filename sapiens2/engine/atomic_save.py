@@ -1,8 +1,8 @@
 """Atomic file writes for MMEngine's local storage backend, so a killed save never leaves a truncated checkpoint.
 
 Every checkpoint MMEngine writes (``Runner.save_checkpoint``, the strategies, ``CheckpointHook``) goes through
-``get_file_backend(path).put(bytes, path)``. Importing this module registers :class:`AtomicLocalBackend` as the
-backend for local paths: it writes to a temporary file in the same folder, fsyncs it, then ``os.replace``s it
+``get_file_backend(path).put(bytes, path)``. :mod:`sapiens2.adaptations` registers :class:`AtomicLocalBackend` as
+the backend for local paths: it writes to a temporary file in the same folder, fsyncs it, then ``os.replace``s it
 over the target, so the target is either the previous complete file or the new complete file.
 """
 import contextlib
@@ -11,7 +11,7 @@ import os
 import socket
 from pathlib import Path
 
-from mmengine.fileio import LocalBackend, register_backend
+from mmengine.fileio import LocalBackend
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -77,5 +77,3 @@ class AtomicLocalBackend(LocalBackend):
     def put_text(self, obj: str, filepath: str | Path, encoding: str = 'utf-8') -> None:
         atomic_write_bytes(filepath, obj.encode(encoding))
 
-
-register_backend('local', AtomicLocalBackend, force=True, prefixes='')

@@ -1,6 +1,6 @@
 """Library side of ``tools/train.py`` and ``tools/test.py``: config preparation and runner construction."""
 import os.path as osp
-from typing import Optional
+from typing import Optional, Union
 
 from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exported for the tools)
 from mmengine.registry import RUNNERS
@@ -9,14 +9,25 @@ from mmengine.runner import Runner
 from sapiens2.utils.config_check import check_config
 
 
-def load_config(path: str, cfg_options: Optional[dict] = None) -> Config:
-    """Reads a config file and merges ``--cfg-options``."""
-    if not osp.isfile(path):
-        raise FileNotFoundError(f'Config file {path} does not exist.')
-    cfg = Config.fromfile(path)
+def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) -> Config:
+    """Reads a config (a file, a packaged ``sapiens2::pose/...`` name, or a ``Config``) and merges ``cfg_options``.
+
+    Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
+    module is built.
+    """
+    if isinstance(config, Config):
+        cfg = config
+    else:
+        from sapiens2.config_files import PREFIX, config_path
+        path = config_path(config) if str(config).startswith(PREFIX) else str(config)
+        if not osp.isfile(path):
+            raise FileNotFoundError(f'Config file {path} does not exist; give a config file or a packaged name '
+                                    'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
+                                    '(`sapiens2 configs` lists them).')
+        cfg = Config.fromfile(path)
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
-    check_config(cfg)  # unknown `type` names (with suggestions) and a strategy without FlexibleRunner fail here
+    check_config(cfg)
     return cfg
 
 

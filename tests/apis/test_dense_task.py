@@ -7,7 +7,7 @@ from mmengine.model import BaseModel
 from torch import nn
 
 from sapiens2.apis import DenseInferenceTask
-from sapiens2.datasets.transforms.letterbox import letterbox
+from sapiens2.structures.letterbox import letterbox
 
 
 class EchoModel(BaseModel):

@@ -27,7 +27,7 @@ def _check_4k_model(model, out_channels):
 
 
 def test_4k_normal_config_uses_the_4k_backbone_and_outputs_2048x1536():
-    import projects.normal.sapiens2_normal  # noqa: F401
+    import sapiens2_normal  # noqa: F401
     cfg = Config.fromfile(NORMAL_CONFIG).model
     cfg.backbone.init_cfg = None
     with torch.device('meta'):
@@ -47,7 +47,7 @@ def test_4k_seg_config_uses_the_4k_backbone_and_outputs_2048x1536():
 
 
 def _tiny_4k_estimator():
-    import projects.normal.sapiens2_normal  # noqa: F401
+    import sapiens2_normal  # noqa: F401
     return MODELS.build(
         dict(type='DenseEstimator',
              backbone=dict(type='Sapiens2', arch='sapiens2_nano', img_size=(256, 192), use_tokenizer=True,

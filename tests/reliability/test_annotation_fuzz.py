@@ -95,7 +95,7 @@ def test_fuzz_pose_annotation_reader(tmp_path):
 
 
 def test_fuzz_camera_matrix_reader(tmp_path):
-    from projects.pointmap.sapiens2_pointmap.datasets.load_pointmap_annotations import read_matrix
+    from sapiens2_pointmap.datasets.load_pointmap_annotations import read_matrix
     path = tmp_path / 'K.txt'
     rng, outcomes, inputs = random.Random(0), [], []
     for _ in range(60):

@@ -154,7 +154,7 @@ def _pointmap_results(root, depth: np.ndarray, mask_value: int = 255, intrinsics
 
 
 def _load_pointmap(results: dict):
-    from projects.pointmap.sapiens2_pointmap.datasets.load_pointmap_annotations import LoadPointmapAnnotations
+    from sapiens2_pointmap.datasets.load_pointmap_annotations import LoadPointmapAnnotations
     return LoadPointmapAnnotations(min_valid_pixels=10)(results)
 
 

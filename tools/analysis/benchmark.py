@@ -6,17 +6,14 @@ Usage: python tools/analysis/benchmark.py CONFIG [--checkpoint C] [--batch-size 
 Runs ``warmup`` forwards, then ``repeats`` timings of ``iters`` forwards each, and prints the median.
 """
 import argparse
-import os.path as osp
 import statistics
 import sys
 import time
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+import torch
 
-import torch  # noqa: E402
-
-from sapiens2.apis.builder import init_model  # noqa: E402
-from sapiens2.apis.tasks.dense import model_input_size  # noqa: E402
+from sapiens2.apis.builder import init_model
+from sapiens2.apis.tasks.dense import model_input_size
 
 DTYPES = dict(fp32=None, bf16=torch.bfloat16, fp16=torch.float16)
 

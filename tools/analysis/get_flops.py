@@ -5,18 +5,15 @@ Usage: python tools/analysis/get_flops.py CONFIG [--shape H W] [--cfg-options k=
 FLOPs count a multiply-add as 2 (torch.utils.flop_counter); GMACs = GFLOPs / 2.
 """
 import argparse
-import os.path as osp
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+import torch
+from mmengine.registry import MODELS, init_default_scope
+from torch.utils.flop_counter import FlopCounterMode
 
-import torch  # noqa: E402
-from mmengine.registry import MODELS, init_default_scope  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
-
-from sapiens2.apis.builder import load_config  # noqa: E402
-from sapiens2.apis.tasks.dense import model_input_size  # noqa: E402
-from sapiens2.engine.launch import DictAction  # noqa: E402
+from sapiens2.engine.launch import load_config
+from sapiens2.apis.tasks.dense import model_input_size
+from sapiens2.engine.launch import DictAction
 
 
 def count(config: str, shape=None, cfg_options=None) -> dict:

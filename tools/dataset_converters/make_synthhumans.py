@@ -5,13 +5,9 @@ Example:
         --size 256 192 --seed 0
 """
 import argparse
-import os.path as osp
-import sys
 import time
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
-
-from sapiens2.datasets.synthhumans import ensure_synthhumans, generate_synthhumans  # noqa: E402
+from sapiens2.datasets.synthhumans import ensure_synthhumans, generate_synthhumans
 
 
 def parse_args(argv=None) -> argparse.Namespace:

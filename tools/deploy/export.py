@@ -11,9 +11,7 @@ import os
 import os.path as osp
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
-
-from sapiens2.deploy.export import Tolerance, build_for_export, export_model  # noqa: E402
+from sapiens2.deploy.export import Tolerance, build_for_export, export_model
 
 
 def parse_args() -> argparse.Namespace:

@@ -11,17 +11,14 @@ import os
 import os.path as osp
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+import cv2
+import numpy as np
+from mmengine.registry import DATASETS, init_default_scope
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-from mmengine.registry import DATASETS, init_default_scope  # noqa: E402
-
-from sapiens2.apis.builder import load_config  # noqa: E402
-from sapiens2.engine.launch import DictAction  # noqa: E402
-from sapiens2.visualization.dense_maps import (albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels,  # noqa
-                                               side_by_side)
-from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style  # noqa: E402
+from sapiens2.engine.launch import load_config
+from sapiens2.engine.launch import DictAction
+from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
+from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
 
 
 def keypoint_style(meta: dict, num_keypoints: int) -> dict:

@@ -19,7 +19,6 @@ import time
 from typing import Optional
 
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
-sys.path.insert(0, REPO)
 
 CONFIG = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
 METRIC_LINE = re.compile(r'Iter\(test\) \[[^\]]*\]\s+(.*)')

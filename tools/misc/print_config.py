@@ -3,13 +3,10 @@
 Usage: python tools/misc/print_config.py CONFIG [--cfg-options k=v ...]
 """
 import argparse
-import os.path as osp
 import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
-
-from sapiens2.apis.builder import load_config  # noqa: E402
-from sapiens2.engine.launch import DictAction  # noqa: E402
+from sapiens2.engine.launch import load_config
+from sapiens2.engine.launch import DictAction
 
 
 def main(argv=None) -> int:

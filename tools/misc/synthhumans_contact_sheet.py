@@ -6,15 +6,12 @@ Usage: python tools/misc/synthhumans_contact_sheet.py --out work_dirs/synthhuman
 import argparse
 import os
 import os.path as osp
-import sys
 
-sys.path.insert(0, osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+import cv2
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-
-from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for  # noqa: E402
-from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta  # noqa: E402
+from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for
+from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta
 
 
 def draw_keypoints(r: Rendering) -> np.ndarray:

@@ -1,9 +1,9 @@
 # Sapiens2-0.4B albedo at 1024x768, the official recipe (SPEC 2.5, 2.7): 20k iterations, bf16, 20 images per GPU x 8
 # GPUs. No photometric augmentation. No official albedo weights exist. Data: directory datasets (rgb/, albedo/,
 # mask/) under data/albedo/.
-_base_ = ['../../../configs/_base_/dense_runtime.py']
+_base_ = ['sapiens2::_base_/dense_runtime.py']
 
-custom_imports = dict(imports=['sapiens2', 'projects.albedo.sapiens2_albedo'], allow_failed_imports=False)
+custom_imports = dict(imports=['sapiens2', 'sapiens2_albedo'], allow_failed_imports=False)
 
 pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
 image_size = (1024, 768)  # (H, W)

@@ -1,8 +1,8 @@
 # Sapiens2-0.4B surface normals at 1024x768, the official recipe (SPEC 2.3, 2.7): 20k iterations, bf16,
 # 20 images per GPU x 8 GPUs in the paper. Data: directory datasets (rgb/, mask/, normal/) under data/normal/.
-_base_ = ['../../../configs/_base_/dense_runtime.py']
+_base_ = ['sapiens2::_base_/dense_runtime.py']
 
-custom_imports = dict(imports=['sapiens2', 'projects.normal.sapiens2_normal'], allow_failed_imports=False)
+custom_imports = dict(imports=['sapiens2', 'sapiens2_normal'], allow_failed_imports=False)
 
 pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
 image_size = (1024, 768)  # (H, W)

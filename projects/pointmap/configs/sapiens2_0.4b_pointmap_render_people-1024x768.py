@@ -1,9 +1,9 @@
 # Sapiens2-0.4B canonical pointmap + focal scale at 1024x768, the official recipe (SPEC 2.4, 2.7): 20k iterations,
 # fp32, 8 images per GPU x 8 GPUs in the paper. Data: directory datasets (rgb/, mask/, depth/,
 # camera_intrinsics/, camera_extrinsics/) under data/pointmap/.
-_base_ = ['../../../configs/_base_/dense_runtime.py']
+_base_ = ['sapiens2::_base_/dense_runtime.py']
 
-custom_imports = dict(imports=['sapiens2', 'projects.pointmap.sapiens2_pointmap'], allow_failed_imports=False)
+custom_imports = dict(imports=['sapiens2', 'sapiens2_pointmap'], allow_failed_imports=False)
 
 pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
 image_size = (1024, 768)  # (H, W)

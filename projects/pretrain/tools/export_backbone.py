@@ -4,12 +4,8 @@ Usage: python projects/pretrain/tools/export_backbone.py CHECKPOINT OUT.safetens
 The output loads into any task config through ``backbone.init_cfg=dict(type='Pretrained', checkpoint=OUT)``.
 """
 import argparse
-import os.path as osp
-import sys
 
-sys.path.insert(0, osp.abspath(osp.join(osp.dirname(__file__), '..', '..', '..')))
-
-from projects.pretrain.sapiens2_pretrain.export import BACKBONE_PREFIXES, export_backbone  # noqa: E402
+from sapiens2_pretrain.export import BACKBONE_PREFIXES, export_backbone
 
 
 def parse_args() -> argparse.Namespace:

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from sapiens2.datasets.transforms.letterbox import letterbox, unletterbox
+from sapiens2.structures.letterbox import letterbox, unletterbox
 from .base import BaseInferenceTask
 
 

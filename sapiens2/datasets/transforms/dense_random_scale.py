@@ -7,8 +7,8 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 
 from sapiens2.registry import TRANSFORMS
+from sapiens2.structures.letterbox import INTERPOLATIONS, update_intrinsics
 from .dense_keys import present_maps
-from .letterbox import INTERPOLATIONS, update_intrinsics
 
 
 def resize_map(array: np.ndarray, size_wh: Sequence[int], interpolation: str) -> np.ndarray:

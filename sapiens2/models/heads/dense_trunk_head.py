@@ -7,9 +7,9 @@ from mmengine.model import BaseModule
 from mmengine.structures import PixelData
 from torch import nn
 
-from sapiens2.datasets.transforms.letterbox import unletterbox
 from sapiens2.models.layers.rmsnorm2d import RMSNorm2d
 from sapiens2.registry import MODELS
+from sapiens2.structures.letterbox import unletterbox
 
 NORM_LAYERS = ('IN', 'RMSNorm2d')
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from sapiens2.datasets.transforms.letterbox import Letterbox, letterbox, letterbox_geometry, unletterbox
+from sapiens2.datasets.transforms.letterbox import Letterbox
+from sapiens2.structures.letterbox import letterbox, letterbox_geometry, unletterbox
 
 
 def test_geometry_keeps_aspect_and_centres():

@@ -5,7 +5,7 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from projects.albedo.sapiens2_albedo import (AlbedoChromaticityL1Loss, AlbedoDirDataset, AlbedoHead, AlbedoMetric,
+from sapiens2_albedo import (AlbedoChromaticityL1Loss, AlbedoDirDataset, AlbedoHead, AlbedoMetric,
                                              LoadAlbedoAnnotations)
 from sapiens2.structures import DenseDataSample
 
@@ -81,7 +81,7 @@ def test_metric_known_offset_and_identity():
 
 
 def test_visualization_hook_renders_albedo_on_grey():
-    from projects.albedo.sapiens2_albedo import AlbedoVisualizationHook
+    from sapiens2_albedo import AlbedoVisualizationHook
     mask = np.zeros((4, 4), bool)
     mask[:2] = True
     picture = AlbedoVisualizationHook().render(np.ones((3, 4, 4), np.float32), mask)

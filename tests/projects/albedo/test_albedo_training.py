@@ -7,7 +7,7 @@ CONFIG = 'projects/albedo/configs/sapiens2_nano_albedo_synthhumans-128x96.py'
 
 @pytest.mark.slow
 def test_tiny_albedo_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
-    import projects.albedo.sapiens2_albedo  # noqa: F401
+    import sapiens2_albedo  # noqa: F401
     trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'albedo/mae')
     untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
     samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))

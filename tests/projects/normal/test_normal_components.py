@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from mmengine.structures import PixelData
 
-from projects.normal.sapiens2_normal import (LoadNormalAnnotations, NormalCosineSimilarityLoss, NormalDirDataset,
+from sapiens2_normal import (LoadNormalAnnotations, NormalCosineSimilarityLoss, NormalDirDataset,
                                              NormalHead, NormalMetric, NormalVisualizationHook)
 from sapiens2.structures import DenseDataSample
 

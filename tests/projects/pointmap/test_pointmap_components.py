@@ -7,11 +7,11 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from projects.pointmap.sapiens2_pointmap import (LoadPointmapAnnotations, PointmapDirDataset, PointmapGenerateTarget,
+from sapiens2_pointmap import (LoadPointmapAnnotations, PointmapDirDataset, PointmapGenerateTarget,
                                                  PointmapHead, PointmapIntrinsicsConsistencyLoss, PointmapL1Loss,
                                                  PointmapMetric, PointmapNormalLoss, PointmapScaleL1Loss,
                                                  PointmapShiftInvariantL1Loss, SiLogLoss)
-from projects.pointmap.sapiens2_pointmap.datasets.pointmap_generate_target import backproject
+from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 from sapiens2.structures import DenseDataSample
 
 
@@ -168,7 +168,7 @@ def test_metric_known_offset():
 
 
 def test_visualization_hook_renders_depth():
-    from projects.pointmap.sapiens2_pointmap import PointmapVisualizationHook
+    from sapiens2_pointmap import PointmapVisualizationHook
     gt, _ = _plane(h=8, w=6)
     picture = PointmapVisualizationHook().render(gt[0].numpy(), np.ones((8, 6), bool))
     assert picture.shape == (8, 6, 3) and picture.dtype == np.uint8 and picture.any()

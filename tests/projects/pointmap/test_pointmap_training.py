@@ -13,7 +13,7 @@ def _plane(sample, depth: float) -> torch.Tensor:
 
 @pytest.mark.slow
 def test_tiny_pointmap_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
-    import projects.pointmap.sapiens2_pointmap  # noqa: F401
+    import sapiens2_pointmap  # noqa: F401
     trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'pointmap/l2_mean')
     untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
     samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))

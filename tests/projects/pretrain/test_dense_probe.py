@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from projects.pretrain.sapiens2_pretrain.dense_probe import (ProbeSettings, _accumulate, _finalise,
+from sapiens2_pretrain.dense_probe import (ProbeSettings, _accumulate, _finalise,
                                                              constant_baseline, train_and_evaluate)
 
 

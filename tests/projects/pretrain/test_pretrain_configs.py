@@ -8,7 +8,7 @@ from mmengine.config import Config
 from mmengine.optim import build_optim_wrapper
 from mmengine.registry import DefaultScope
 
-from projects.pretrain.sapiens2_pretrain.export import backbone_state_dict
+from sapiens2_pretrain.export import backbone_state_dict
 from sapiens2.registry import MODELS
 
 CONFIG_DIR = 'projects/pretrain/configs'

@@ -8,8 +8,8 @@ import torch
 from mmengine.logging import MMLogger
 from mmengine.registry import DefaultScope
 
-from projects.pretrain.sapiens2_pretrain.datasets import ImageFolderDataset, MultiViewCrop, PackMultiViewInputs
-from projects.pretrain.sapiens2_pretrain.models import MultiViewDataPreprocessor
+from sapiens2_pretrain.datasets import ImageFolderDataset, MultiViewCrop, PackMultiViewInputs
+from sapiens2_pretrain.models import MultiViewDataPreprocessor
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import torch
 from mmengine.config import Config
 from mmengine.registry import DefaultScope
 
-from projects.pretrain.sapiens2_pretrain import export_backbone
+from sapiens2_pretrain import export_backbone
 from sapiens2.engine.checkpoint import load_weights
 from sapiens2.models import Sapiens2
 

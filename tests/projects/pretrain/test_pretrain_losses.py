@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from projects.pretrain.sapiens2_pretrain.models import DINOLoss, KoLeoLoss, MAELoss, patchify
+from sapiens2_pretrain.models import DINOLoss, KoLeoLoss, MAELoss, patchify
 
 
 def test_koleo_matches_hand_computation():

@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from projects.pretrain.sapiens2_pretrain.models import MixedMaskGenerator
+from sapiens2_pretrain.models import MixedMaskGenerator
 
 
 @pytest.mark.parametrize('grid', [(8, 6), (64, 48), (5, 7)])

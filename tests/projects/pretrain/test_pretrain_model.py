@@ -4,9 +4,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from projects.pretrain.sapiens2_pretrain.engine import TeacherEMAHook
-from projects.pretrain.sapiens2_pretrain.models import DINOHead, MAEDecoder
-from projects.pretrain.sapiens2_pretrain.models.mae_decoder import sincos_pos_embed_2d
+from sapiens2_pretrain.engine import TeacherEMAHook
+from sapiens2_pretrain.models import DINOHead, MAEDecoder
+from sapiens2_pretrain.models.mae_decoder import sincos_pos_embed_2d
 
 
 def test_dino_head_is_weight_normalised_and_bounded():

@@ -9,7 +9,7 @@ import sys
 import pytest
 import torch
 
-from projects.pretrain.sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
+from sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
 from sapiens2.engine.checkpoint import load_weights
 
 CONFIG = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'

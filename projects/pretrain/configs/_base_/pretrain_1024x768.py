@@ -1,9 +1,9 @@
 # Sapiens2 pretraining recipe of the paper at 1024x768 (H x W): sparse MAE + DINO-style self-distillation + KoLeo.
 # The paper's data (1B filtered human images) is internal: point data_root at a folder of images (any depth).
 # Sizes inherit this file and set the arch, the MAE decoder and the batch size.
-_base_ = ['../../../../configs/_base_/default_runtime.py']
+_base_ = ['sapiens2::_base_/default_runtime.py']
 
-custom_imports = dict(imports=['sapiens2', 'projects.pretrain.sapiens2_pretrain'], allow_failed_imports=False)
+custom_imports = dict(imports=['sapiens2', 'sapiens2_pretrain'], allow_failed_imports=False)
 default_scope = 'sapiens2'
 
 image_size = (1024, 768)

@@ -1,0 +1,38 @@
+"""``sapiens2``: the package's command line (version, packaged configs, adaptations, inference)."""
+import argparse
+import sys
+from typing import List, Optional
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog='sapiens2', description='Sapiens2 on MMEngine, mmpose and mmsegmentation.')
+    parser.add_argument('--version', action='store_true', help='print the version and exit')
+    commands = parser.add_subparsers(dest='command')
+    commands.add_parser('configs', help='list the packaged configs, by the name a _base_ uses (sapiens2::...)')
+    commands.add_parser('adaptations', help='list the changes sapiens2 makes to MMEngine and the OpenMMLab libraries')
+    commands.add_parser('infer', help='run models on images or videos (same as sapiens2-infer)', add_help=False)
+    args, rest = parser.parse_known_args(argv)
+    if args.version:
+        from sapiens2.version import __version__
+        print(f'sapiens2 {__version__}')
+        return 0
+    if args.command == 'infer':
+        from sapiens2.apis.cli import main as infer_main
+        return infer_main(rest)
+    if rest:
+        parser.error(f'unrecognized arguments: {" ".join(rest)}')
+    if args.command == 'configs':
+        from sapiens2.config_files import PREFIX, list_configs
+        print('\n'.join(PREFIX + name for name in list_configs()))
+        return 0
+    if args.command == 'adaptations':
+        import sapiens2.adaptations as adaptations
+        adaptations.apply_adaptations()
+        print(adaptations.describe())
+        return 0
+    parser.print_help()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
