@@ -1,4 +1,5 @@
-# Runtime of the dense regression projects (normal, pointmap, albedo): the official recipe at 0.4b (SPEC 2.7).
+# Runtime of the dense regression projects (normal, pointmap, albedo): the official recipe at 0.4b
+# (AdamW, layer-wise lr decay, 500 warm-up iterations, then linear decay to 0).
 # Size variants override lr / layer decay / clip / iterations; bf16 tasks switch the wrapper to AmpOptimWrapper.
 _base_ = ['./default_runtime.py']
 

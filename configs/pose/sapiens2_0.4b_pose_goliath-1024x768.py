@@ -1,4 +1,4 @@
-# Sapiens2-0.4B, 308-keypoint top-down pose at 1024x768 (H x W): the official recipe (SPEC 2.1, 2.6, 2.7).
+# Sapiens2-0.4B, 308-keypoint top-down pose at 1024x768 (H x W): the official recipe.
 # The official training data is internal; point data_root / ann_file at COCO-style 308-keypoint files
 # (see docs/pose.md). The other sizes and the tiny SynthHumans config inherit this file.
 _base_ = ['../_base_/pose_runtime.py', '../_base_/datasets/keypoints308_partitions.py']
@@ -103,7 +103,7 @@ val_dataloader = dict(
         pipeline=val_pipeline))
 test_dataloader = val_dataloader
 
-# COCO keypoint AP over all 308 keypoints (SPEC 2.1 settings), the per-part breakdown, and PCK@0.05 (bbox).
+# COCO keypoint AP over all 308 keypoints (official scoring and OKS-NMS), the per-part breakdown, and PCK@0.05 (bbox).
 coco_metric = dict(
     type='CocoMetric', iou_type='keypoints', use_area=True, score_mode='bbox_keypoint', keypoint_score_thr=0.2,
     nms_mode='oks_nms', nms_thr=0.9)

@@ -1,4 +1,4 @@
-# Sapiens2-0.8B, 308-keypoint top-down pose at 1024x768: the official recipe (SPEC 2.1, 2.7).
+# Sapiens2-0.8B, 308-keypoint top-down pose at 1024x768: the official recipe.
 _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py']
 
 max_iters = 10000

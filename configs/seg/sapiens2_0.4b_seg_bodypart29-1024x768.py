@@ -1,4 +1,4 @@
-# Sapiens2-0.4B body-part segmentation (29 classes) at 1024x768, the official recipe (SPEC 2.2, 2.7).
+# Sapiens2-0.4B body-part segmentation (29 classes) at 1024x768, the official recipe.
 # Global batch in the paper: 12 per GPU x 8 GPUs.
 _base_ = ['../_base_/default_runtime.py', '../_base_/datasets/bodypart29.py']
 

@@ -1,7 +1,7 @@
 """Export a task model (backbone + head, optionally with its preprocessing) to torch.export and ONNX, with a parity
 check against the eager model.
 
-RoPE dtype: the ExportedProgram keeps the model's RoPE mode (bf16 for the official checkpoints, SPEC 1.6), so it
+RoPE dtype: the ExportedProgram keeps the model's RoPE mode (bf16, as in the official backbone), so it
 reproduces eager outputs exactly. ONNX is exported with fp32 RoPE (the same bf16-valued periods, tables and
 rotation computed in fp32), because onnxruntime's CPU kernels have no bfloat16 Mul; its parity is checked against
 the eager model switched to the same fp32 RoPE mode, and its deviation from the bf16-RoPE model is reported.
@@ -62,7 +62,7 @@ class ExportableModel(nn.Module):
         return tuple(out) if isinstance(out, (tuple, list)) else (out, )
 
 def preprocess_params(model: nn.Module) -> Tuple[list, list, bool]:
-    """(mean, std, bgr_to_rgb) of a model's data preprocessor (SPEC 2.6 values when it has none)."""
+    """(mean, std, bgr_to_rgb) of a model's data preprocessor (the official values when it has none)."""
     pre = getattr(model, 'data_preprocessor', None)
     mean, std = getattr(pre, 'mean', None), getattr(pre, 'std', None)
     if mean is None or std is None:

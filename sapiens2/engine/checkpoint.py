@@ -1,7 +1,7 @@
 """Checkpoint I/O: official .safetensors and MMEngine .pth files, strict by default.
 
 Handles bare pretrain keys, ``backbone.``/``decode_head.`` task keys, the ``state_dict``/``model``/``teacher``
-wrappers of the official loader (SPEC 1.1), MMEngine training checkpoints, and the ``decode_head.`` -> ``head.``
+wrappers the official backbone loader accepts, MMEngine training checkpoints, and the ``decode_head.`` -> ``head.``
 renaming that mmpose's estimators need.
 """
 import os

@@ -1,6 +1,7 @@
 """Keypoint and body-part metadata shipped inside the package (data of the official release, as JSON).
 
-Components find it through the package, never through a path relative to the working directory (SPEC 6.10).
+Components find it through the package, never through a path relative to the working directory (the official
+pose components do that; see docs/differences.md).
 """
 import json
 from functools import lru_cache

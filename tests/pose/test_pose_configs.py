@@ -9,7 +9,7 @@ from mmpose.registry import MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = Path('/work/shared/reference/state_dicts/tasks')
-RECIPE = {  # size: (lr, layer decay, clip, iters, batch/GPU), SPEC 2.7
+RECIPE = {  # size: (lr, layer decay, clip, iters, batch/GPU) of the official recipe
     '0.4b': (5e-4, 0.8, 2.0, 10000, 6),
     '0.8b': (5e-4, 0.85, 4.0, 10000, 12),
     '1b': (5e-4, 0.9, 4.0, 20000, 7),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv with the verified sapiens2 stack (see ../shared/INSTALL-NOTES.md).
+# Creates .venv with the verified sapiens2 stack (docs/install.md says why each step).
 # Idempotent: every step is skipped when its result is already present.
 #
 # Environment:

@@ -7,7 +7,7 @@ image_size = (1024, 768)  # (H, W)
 # Left/right classes swapped by a horizontal flip (seg29.json flip_swap_label_pairs; a test checks they agree).
 swap_seg_labels = [[5, 14], [6, 15], [7, 16], [8, 17], [9, 18], [10, 19], [11, 20], [12, 21]]
 
-# The official train pipeline (SPEC 2.2) with mmseg/mmcv ops where they exist. Insert
+# The official train pipeline (order kept) with mmseg/mmcv ops where they exist. Insert
 # dict(type='RandomBackground', bg_dir='data/BG-20k/train', prob=0.8) after LoadAnnotations to composite
 # people onto random backgrounds.
 train_pipeline = [

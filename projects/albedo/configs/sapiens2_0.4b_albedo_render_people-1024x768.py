@@ -1,4 +1,4 @@
-# Sapiens2-0.4B albedo at 1024x768, the official recipe (SPEC 2.5, 2.7): 20k iterations, bf16, 20 images per GPU x 8
+# Sapiens2-0.4B albedo at 1024x768, the official recipe: 20k iterations, bf16, 20 images per GPU x 8
 # GPUs. No photometric augmentation. No official albedo weights exist. Data: directory datasets (rgb/, albedo/,
 # mask/) under data/albedo/.
 _base_ = ['sapiens2::_base_/dense_runtime.py']

@@ -1,4 +1,4 @@
-"""Albedo estimation with Sapiens2 (SPEC 2.5), loaded by ``custom_imports``."""
+"""Albedo estimation with Sapiens2, loaded by ``custom_imports``."""
 from .datasets import *  # noqa: F401,F403
 from .engine import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403

@@ -10,7 +10,7 @@ from sapiens2.visualization.dense_maps import albedo_to_bgr, side_by_side
 
 @INFERENCE_TASKS.register_module()
 class AlbedoInferenceTask(DenseInferenceTask):
-    """Albedo (SPEC 3.3): ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
+    """Albedo: ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
     name, head_types, uses = 'albedo', ('AlbedoHead', ), ('seg', )
 
     def decode(self, dense, extras) -> dict:

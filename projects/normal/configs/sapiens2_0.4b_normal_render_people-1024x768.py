@@ -1,4 +1,4 @@
-# Sapiens2-0.4B surface normals at 1024x768, the official recipe (SPEC 2.3, 2.7): 20k iterations, bf16,
+# Sapiens2-0.4B surface normals at 1024x768, the official recipe: 20k iterations, bf16,
 # 20 images per GPU x 8 GPUs in the paper. Data: directory datasets (rgb/, mask/, normal/) under data/normal/.
 _base_ = ['sapiens2::_base_/dense_runtime.py']
 
@@ -31,7 +31,7 @@ model = dict(
         loss_decode=[
             dict(type='NormalCosineSimilarityLoss', loss_weight=10.0),
             dict(type='MaskedL1Loss', loss_weight=1.0),
-            # The original's "NormalGradL1Loss": squared error of forward differences (SPEC 6.8).
+            # The original's "NormalGradL1Loss": squared error of forward differences (docs/differences.md).
             dict(type='MaskedGradientMSELoss', loss_weight=10.0, loss_name='loss_grad'),
         ]))
 

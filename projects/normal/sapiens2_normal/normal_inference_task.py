@@ -11,7 +11,7 @@ from sapiens2.visualization.dense_maps import normals_to_bgr, side_by_side
 
 @INFERENCE_TASKS.register_module()
 class NormalInferenceTask(DenseInferenceTask):
-    """Surface normals (SPEC 3.3): ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
+    """Surface normals: ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
     name, head_types, uses = 'normal', ('NormalHead', ), ('seg', )
 
     def decode(self, dense, extras) -> dict:

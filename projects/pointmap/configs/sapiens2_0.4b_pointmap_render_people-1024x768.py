@@ -1,4 +1,4 @@
-# Sapiens2-0.4B canonical pointmap + focal scale at 1024x768, the official recipe (SPEC 2.4, 2.7): 20k iterations,
+# Sapiens2-0.4B canonical pointmap + focal scale at 1024x768, the official recipe: 20k iterations,
 # fp32, 8 images per GPU x 8 GPUs in the paper. Data: directory datasets (rgb/, mask/, depth/,
 # camera_intrinsics/, camera_extrinsics/) under data/pointmap/.
 _base_ = ['sapiens2::_base_/dense_runtime.py']

@@ -1,4 +1,4 @@
-"""Canonical pointmap + focal scale estimation with Sapiens2 (SPEC 2.4), loaded by ``custom_imports``."""
+"""Canonical pointmap + focal scale estimation with Sapiens2, loaded by ``custom_imports``."""
 from .datasets import *  # noqa: F401,F403
 from .engine import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403

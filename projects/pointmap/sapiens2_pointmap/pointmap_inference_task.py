@@ -11,7 +11,7 @@ from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side
 
 @INFERENCE_TASKS.register_module()
 class PointmapInferenceTask(DenseInferenceTask):
-    """Metric pointmap = canonical / predicted scale (SPEC 3.3): ``pointmap`` (H, W, 3), ``depth`` (H, W);
+    """Metric pointmap = canonical / predicted scale: ``pointmap`` (H, W, 3), ``depth`` (H, W);
     ``<stem>_depth.npy`` (fp16), ``<stem>.ply`` (foreground points, image colours); [image | turbo depth]."""
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
 

@@ -119,7 +119,7 @@ def build_frozen_backbone(backbone_cfg: dict, checkpoint: str | None = None, pre
 
 @torch.no_grad()
 def extract_features(backbone: nn.Module, images: Tensor, batch_size: int = 16) -> Tensor:
-    """Frozen features (N, C, h, w) of BGR uint8 images, normalised as in training (SPEC 2.6)."""
+    """Frozen features (N, C, h, w) of BGR uint8 images, normalised as in training (official mean/std)."""
     device = next(backbone.parameters()).device
     mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1)
     std = torch.tensor(STD, device=device).view(1, 3, 1, 1)

@@ -26,7 +26,7 @@ def use_fast_decoder(model: nn.Module) -> None:
 
 @INFERENCE_TASKS.register_module()
 class PoseInferenceTask(BaseInferenceTask):
-    """Top-down pose (SPEC 3.3) over :func:`sapiens2.apis.pose_topdown.inference_pose_topdown`.
+    """Top-down pose (the official ``vis_pose.py``) over :func:`sapiens2.apis.pose_topdown.inference_pose_topdown`.
 
     Boxes per image: the user's (``bboxes`` of :meth:`predict`), else the detector's (when configured), else the
     whole image. Crops run through the config's test pipeline (flip test as configured); heatmaps are decoded with

@@ -11,9 +11,10 @@ from .dense import DenseInferenceTask
 
 @INFERENCE_TASKS.register_module()
 class SegInferenceTask(DenseInferenceTask):
-    """29-class body-part segmentation (SPEC 3.3): result ``labels`` (H, W) uint8 at the original size.
+    """29-class body-part segmentation: result ``labels`` (H, W) uint8 at the original size.
 
-    Writes ``<stem>_seg.npy`` (the label map) and draws [image | palette overlay] side by side.
+    Writes ``<stem>_seg.npy`` (the label map) and draws [image | palette overlay] side by side
+    (as the official ``vis_seg.py``).
 
     Args:
         opacity: Weight of the palette colour in the overlay.

@@ -1,4 +1,4 @@
-"""Composite the person onto a random background image (the official ``SegRandomBackground``, SPEC 2.2)."""
+"""Composite the person onto a random background image (the official ``SegRandomBackground``)."""
 import os
 import os.path as osp
 from typing import Sequence

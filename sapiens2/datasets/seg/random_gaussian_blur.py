@@ -1,4 +1,4 @@
-"""Random Gaussian blur of the image (SPEC 2.2 step 4); labels are untouched."""
+"""Random Gaussian blur of the image (the official ``RandomGaussianBlur``); labels are untouched."""
 from typing import Tuple
 
 import cv2

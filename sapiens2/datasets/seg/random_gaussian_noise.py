@@ -1,4 +1,4 @@
-"""Random additive Gaussian noise on the image (SPEC 2.2 step 5); labels are untouched."""
+"""Random additive Gaussian noise on the image (the official ``RandomGaussianNoise``); labels are untouched."""
 from typing import Tuple
 
 import numpy as np

@@ -1,6 +1,6 @@
-"""Image-only degradations of the dense pipelines (SPEC 2.3 steps 2 and 9).
+"""Image-only degradations of the official normal pipeline: random down-up sampling and solarisation.
 
-Gaussian blur and noise (steps 7-8) reuse the segmentation transforms ``mmseg.RandomGaussianBlur`` and
+Its Gaussian blur and noise reuse the segmentation transforms ``mmseg.RandomGaussianBlur`` and
 ``mmseg.RandomGaussianNoise``.
 """
 import random

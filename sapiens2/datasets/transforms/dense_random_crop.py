@@ -12,9 +12,9 @@ from .dense_keys import present_keys
 @TRANSFORMS.register_module()
 class DenseRandomCropContinuous(BaseTransform):
     """With probability ``prob``, crop a window of aspect (w/h) ~ U(``aspect_range``) and area fraction
-    ~ U(``area_range``), trying ``max_attempts`` draws and skipping if none fits (SPEC 2.3 step 4).
+    ~ U(``area_range``), trying ``max_attempts`` draws and skipping if none fits.
 
-    The offset is uniform over every valid position (the original can draw one past the end; SPEC 6.7).
+    The offset is uniform over every valid position (the original can draw one past the end; see docs/differences.md).
     ``cam_K``'s principal point is shifted by the offset.
     """
 

@@ -23,7 +23,7 @@ def resize_map(array: np.ndarray, size_wh: Sequence[int], interpolation: str) ->
 
 @TRANSFORMS.register_module()
 class DenseRandomScale(BaseTransform):
-    """With probability ``prob``, rescale by s ~ U(``scale_range``) (SPEC 2.3-2.5 RandomScale).
+    """With probability ``prob``, rescale by s ~ U(``scale_range``) (the official dense ``*RandomScale``).
 
     The image is resized bilinearly, the maps with their interpolation (default: ``DENSE_MAP_INTERPOLATIONS``),
     and ``cam_K`` (fx, fy, cx, cy) is scaled by the actual per-axis factor.

@@ -1,4 +1,4 @@
-"""Training-time rejection of dense samples with too little or too much valid area (SPEC 2.3-2.5 Pack)."""
+"""Training-time rejection of dense samples with too little or too much valid area (as the official packers do)."""
 from typing import Optional
 
 from mmcv.transforms import BaseTransform

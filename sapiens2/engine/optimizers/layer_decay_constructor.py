@@ -1,4 +1,4 @@
-"""Layer-wise learning-rate decay for Sapiens2 models (SPEC 2.7), robust to DDP/FSDP wrapping."""
+"""Layer-wise learning-rate decay of the official Sapiens2 recipe, robust to DDP/FSDP wrapping."""
 import re
 from typing import Dict, List, Optional, Tuple
 

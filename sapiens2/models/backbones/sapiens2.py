@@ -1,4 +1,4 @@
-"""The Sapiens2 vision transformer backbone (SPEC section 1)."""
+"""The Sapiens2 vision transformer backbone (official ``sapiens/backbones/sapiens2.py``)."""
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -54,7 +54,7 @@ def _to_hw(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
 class Sapiens2(BaseModule):
     """Sapiens2 backbone: patch embed, optional 4K window tokenizer, [CLS] + register tokens, RoPE transformer.
 
-    Keyword arguments and defaults follow the official model (SPEC 1.3). ``arch`` is a name from
+    Keyword arguments and defaults follow the official ``Sapiens2``. ``arch`` is a name from
     ``ARCH_SETTINGS`` or a dict with ``ARCH_KEYS``. ``layer_cfgs`` is a dict applied to every block or a list with one
     dict per block; its ``num_kv_heads`` overrides the default GQA placement. ``with_cp`` checkpoints each block's
     activations in training. ``init_cfg=dict(type='Pretrained', checkpoint=PATH, prefix=None, strict=True)`` loads a

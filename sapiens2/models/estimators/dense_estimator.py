@@ -1,4 +1,4 @@
-"""Backbone + dense head estimator for the normal, pointmap and albedo projects (SPEC 2)."""
+"""Backbone + dense head estimator for the normal, pointmap and albedo projects."""
 from typing import Dict, List, Optional, Sequence, Union
 
 import torch
@@ -21,7 +21,7 @@ class DenseEstimator(BaseModel):
     Args:
         backbone: Backbone config (``Sapiens2`` with ``out_type='featmap'``).
         decode_head: Dense head config (a :class:`DenseTrunkHead` subclass).
-        data_preprocessor: Defaults to the SPEC 2.6 mean/std with BGR -> RGB.
+        data_preprocessor: Defaults to the official mean/std with BGR -> RGB.
         use_checkpoint: Activation-checkpoint the whole backbone (non-reentrant) in training, as the official
             dense recipes do.
         init_cfg: MMEngine init config.

@@ -1,4 +1,4 @@
-"""The PixelShuffle trunk shared by the normal, pointmap and albedo heads (SPEC 2.3-2.5)."""
+"""The PixelShuffle trunk shared by the normal, pointmap and albedo heads (as in the official ``NormalHead``)."""
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -91,7 +91,7 @@ class DenseTrunkHead(BaseModule):
         return [cfg] if isinstance(cfg, dict) else list(cfg)
 
     def init_weights(self) -> None:
-        """Kaiming-normal init (conv: fan_out/ReLU gain; linear: fan_in/linear gain), zero biases (SPEC 2)."""
+        """Kaiming-normal init (conv: fan_out/ReLU gain; linear: fan_in/linear gain), zero biases (official)."""
         super().init_weights()
         if self.init_cfg is not None:
             return

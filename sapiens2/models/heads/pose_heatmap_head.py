@@ -9,7 +9,7 @@ from torch import Tensor, nn
 
 @MODELS.register_module()
 class Sapiens2HeatmapHead(HeatmapHead):
-    """mmpose ``HeatmapHead`` with the official Sapiens2 layers and parameter names (SPEC 2.1).
+    """mmpose ``HeatmapHead`` with the layers and parameter names of the official ``PoseHeatmapHead``.
 
     ``deconv_layers`` = [ConvTranspose2d(no bias), InstanceNorm2d, SiLU] per stage (keys ``deconv_layers.{0,3}``),
     ``conv_layers`` = [Conv2d, InstanceNorm2d, SiLU] per stage (keys ``conv_layers.{0,3,6}``), then the 1x1

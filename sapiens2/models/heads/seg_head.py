@@ -1,4 +1,4 @@
-"""Sapiens2 body-part segmentation head (SPEC 2.2) as an mmseg decode head."""
+"""Sapiens2 body-part segmentation head (the official ``SegHead``) as an mmseg decode head."""
 from typing import Optional, Sequence, Tuple, Union
 
 import torch
@@ -6,7 +6,7 @@ import torch.nn as nn
 from mmseg.models.decode_heads.decode_head import BaseDecodeHead
 from mmseg.registry import MODELS
 
-# SPEC 2.2 / 2.0: Conv2d Kaiming-normal (fan_out, ReLU gain), zero bias. ConvTranspose2d is not a Conv2d subclass,
+# Official head init: Conv2d Kaiming-normal (fan_out, ReLU gain), zero bias. ConvTranspose2d is not a Conv2d subclass,
 # so the deconvolutions keep PyTorch's default init, as in the official head.
 _DEFAULT_INIT = dict(type='Kaiming', layer='Conv2d', mode='fan_out', nonlinearity='relu', distribution='normal',
                      bias=0)

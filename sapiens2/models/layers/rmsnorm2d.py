@@ -4,7 +4,7 @@ from torch import nn
 
 
 class RMSNorm2d(nn.Module):
-    """``nn.RMSNorm`` applied over channels at every pixel (SPEC 2.5).
+    """``nn.RMSNorm`` applied over channels at every pixel (the norm of the official ``AlbedoHead``).
 
     The norm lives in ``self.norm`` so its learnable scale has the official key ``<prefix>.norm.weight``.
 

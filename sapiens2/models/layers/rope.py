@@ -1,7 +1,7 @@
 """2D rotary position embedding (axial, DINOv3-style) with the Sapiens2 dtype flow.
 
 The tables are computed in ``dtype`` (bf16 by default, as in the official release), and q/k are cast to that dtype
-for the rotation and back afterwards. Reproducing this flow is required for bit-level compatibility (SPEC 1.6).
+for the rotation and back afterwards. Reproducing this flow is required for bit-level compatibility.
 """
 import math
 from typing import Optional, Tuple

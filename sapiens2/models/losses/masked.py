@@ -1,4 +1,4 @@
-"""Masked dense losses shared by the normal, pointmap and albedo heads (SPEC 2.3-2.5).
+"""Masked dense losses shared by the normal, pointmap and albedo heads.
 
 Conventions: ``pred`` and ``target`` are (B, C, H, W), ``mask`` is (B, 1, H, W) bool. Sums run over valid pixels
 of the whole batch and are divided by the number of valid *pixels* |V| (so channel errors add up, as in the
@@ -68,7 +68,7 @@ class MaskedLoss(nn.Module):
 
 @MODELS.register_module()
 class MaskedL1Loss(MaskedLoss):
-    """``loss_weight * min(sum_V sum_c |p - g| / |V|, clamp_max)`` (SPEC 2.3 ``loss_l1``).
+    """``loss_weight * min(sum_V sum_c |p - g| / |V|, clamp_max)`` (the official ``loss_l1``).
 
     Args:
         scale_factor: If not 1, compare the maps after bilinear upsampling by this factor (the pointmap
@@ -98,12 +98,11 @@ class MaskedL1Loss(MaskedLoss):
 class MaskedGradientMSELoss(MaskedLoss):
     """Squared error of forward differences over valid neighbour pairs.
 
-    The original calls this "GradL1" although it squares the error (SPEC 6.8); this is named for what it computes.
+    The original calls this "GradL1" although it squares the error; this is named for what it computes.
     Per direction d in {x, y}: E_d = sum over valid pairs (and channels) of (dp - dg)^2 / |V_d|.
 
     Args:
-        channel_reduction: ``'sum'`` adds the channel errors (normal, SPEC 2.3); ``'mean'`` averages them
-            (albedo, SPEC 2.5).
+        channel_reduction: ``'sum'`` adds the channel errors (normal); ``'mean'`` averages them (albedo).
         direction_reduction: ``'sum'``: E_x + E_y (normal); ``'mean'``: (E_x + E_y) / 2 (albedo).
     """
 

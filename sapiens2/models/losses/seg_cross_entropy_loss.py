@@ -1,4 +1,4 @@
-"""Class-weighted pixel cross-entropy for semantic segmentation (SPEC 2.2)."""
+"""Class-weighted pixel cross-entropy for semantic segmentation (the official seg ``loss_ce``)."""
 from typing import Optional, Sequence
 
 import torch

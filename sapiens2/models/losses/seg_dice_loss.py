@@ -1,4 +1,4 @@
-"""Per-sample soft Dice loss over the foreground classes present in the ground truth (SPEC 2.2)."""
+"""Per-sample soft Dice loss over the foreground classes present in the ground truth (official ``loss_dice``)."""
 from typing import Optional
 
 import torch

@@ -51,7 +51,7 @@ def test_tokenizer_and_pos_embed_rules():
     model.backbone = Sapiens2(arch='sapiens2_nano', img_size=(128, 64), use_tokenizer=True)
     groups = build_groups(model)
     assert groups['backbone.tokenizer.local_pos_embed'][1] == 0.0  # name contains pos_embed
-    assert groups['backbone.tokenizer.w_cls'][1] == WD  # 3-D special token: decayed (SPEC 2.7)
+    assert groups['backbone.tokenizer.w_cls'][1] == WD  # 3-D special token: decayed (official rule)
 
 
 def test_frozen_parameters_are_skipped():

@@ -13,7 +13,7 @@ from torch import nn
 from sapiens2.models.heads.pose_heatmap_head import Sapiens2HeatmapHead
 
 TASKS = Path('/work/shared/reference/state_dicts/tasks')
-HEADS = {  # size: (in_channels, deconv_out_channels, conv_out_channels), SPEC 2.1
+HEADS = {  # size: (in_channels, deconv_out_channels, conv_out_channels) of the official heads
     '0.4b': (1024, (1024, 768), (512, 512, 256)),
     '0.8b': (1280, (1024, 768), (512, 512, 256)),
     '1b': (1536, (1536, 1024), (768, 512, 256)),

@@ -1,4 +1,4 @@
-"""Segmentation losses on hand-made cases with known answers (SPEC 2.2)."""
+"""Segmentation losses on hand-made cases with known answers."""
 import math
 
 import pytest

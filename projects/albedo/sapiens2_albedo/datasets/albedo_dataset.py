@@ -1,4 +1,4 @@
-"""Directory dataset of albedo: ``rgb/*.png``, ``albedo/*.png``, ``mask/*.png`` (SPEC 2.5)."""
+"""Directory dataset of albedo: ``rgb/*.png``, ``albedo/*.png``, ``mask/*.png``, matched by file name."""
 from sapiens2.datasets.dense_dir_dataset import DenseDirDataset
 from sapiens2.registry import DATASETS
 

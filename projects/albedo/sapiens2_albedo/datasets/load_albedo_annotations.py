@@ -1,4 +1,4 @@
-"""Read the albedo and mask of a sample and apply the SPEC 2.5 validity rules."""
+"""Read the albedo and mask of a sample and apply the official validity rules."""
 from typing import Optional
 
 import cv2

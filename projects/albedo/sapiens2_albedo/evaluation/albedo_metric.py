@@ -1,4 +1,4 @@
-"""Albedo errors over valid pixels (SPEC 2.5 evaluator)."""
+"""Albedo errors over valid pixels (the official albedo evaluator)."""
 import math
 from functools import reduce
 from typing import Dict, List, Sequence
@@ -92,7 +92,7 @@ class AlbedoMetric(BaseMetric):
     """MAE, RMSE (per-pixel channel means), PSNR, masked SSIM and gradient L1 of RGB albedo in [0, 1].
 
     The prediction arrives at the original size with the letterbox padding removed (the original compared the
-    padded prediction; SPEC 6.6).
+    padded prediction; see docs/differences.md).
 
     Args:
         data_range: Value range R of the albedo for PSNR and SSIM (1 for [0, 1] maps).

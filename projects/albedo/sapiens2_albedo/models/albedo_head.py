@@ -1,4 +1,4 @@
-"""Albedo head: the dense trunk with RMSNorm2d + a 1x1 conv to RGB (SPEC 2.5)."""
+"""Albedo head: the dense trunk with RMSNorm2d + a 1x1 conv to RGB (the official ``AlbedoHead``)."""
 from typing import Dict, Optional, Sequence
 
 import torch

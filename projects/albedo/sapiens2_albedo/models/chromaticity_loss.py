@@ -1,4 +1,4 @@
-"""Masked L1 between chromaticities (SPEC 2.5 ``loss_chroma_l1``)."""
+"""Masked L1 between chromaticities (the official albedo ``loss_chroma_l1``)."""
 import torch
 
 from sapiens2.models.losses.masked import MaskedLoss, masked_l1

@@ -1,4 +1,4 @@
-"""Read the mask and normal map of a sample and apply the SPEC 2.3 validity rules."""
+"""Read the mask and normal map of a sample and apply the official validity rules."""
 import os.path as osp
 from typing import Optional, Sequence
 
@@ -8,7 +8,7 @@ from mmcv.transforms import BaseTransform
 from sapiens2.datasets.transforms.dense_loading import check_same_size, read_mask
 from sapiens2.registry import TRANSFORMS
 
-# 28-class ids removed from supervision with a seg map: face/neck, hair, lips, teeth, tongue (SPEC 2.3).
+# 28-class ids the official readers remove from supervision with a seg map: face/neck, hair, lips, teeth, tongue.
 REMOVED_SEG28_IDS = (2, 3, 23, 24, 25, 26, 27)
 
 

@@ -1,4 +1,4 @@
-"""Directory dataset of surface normals: ``rgb/*.png``, ``mask/*.png``, ``normal/*.npy|npz`` (SPEC 2.3)."""
+"""Directory dataset of surface normals: ``rgb/*.png``, ``mask/*.png``, ``normal/*.npy|npz``, matched by file name."""
 import os.path as osp
 from typing import List, Optional
 

@@ -1,4 +1,4 @@
-"""Angular error of predicted surface normals (SPEC 2.3 ``NormalEvaluator``)."""
+"""Angular error of predicted surface normals (the official ``NormalEvaluator``)."""
 from functools import reduce
 from typing import Dict, List, Sequence
 
@@ -13,7 +13,7 @@ class NormalMetric(BaseMetric):
     """Mean / median / RMSE angle (degrees) and % of valid pixels within 5, 11.25, 22.5 and 30 degrees.
 
     Predictions arrive at the original image size with the letterbox padding removed (the original compared the
-    padded prediction; SPEC 6.6), and are compared with the ground truth at that size over its mask.
+    padded prediction; see docs/differences.md), and are compared with the ground truth at that size over its mask.
     """
 
     default_prefix = 'normal'

@@ -1,4 +1,4 @@
-"""Masked cosine loss between predicted and ground-truth normals (SPEC 2.3 ``loss_cosine_sim``)."""
+"""Masked cosine loss between predicted and ground-truth normals (the official ``loss_cosine_sim``)."""
 import torch
 import torch.nn.functional as F
 

@@ -1,4 +1,4 @@
-"""Surface-normal head: the dense trunk + a 1x1 conv to 3 channels (SPEC 2.3)."""
+"""Surface-normal head: the dense trunk + a 1x1 conv to 3 channels (the official ``NormalHead``)."""
 from typing import Dict, Optional, Sequence
 
 import torch

@@ -1,4 +1,4 @@
-"""Read mask, depth and cameras of a pointmap sample and apply the SPEC 2.4 validity rules."""
+"""Read mask, depth and cameras of a pointmap sample and apply the official validity rules."""
 from typing import Optional, Sequence
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Directory dataset of metric depth with cameras (SPEC 2.4 ``PointmapRenderPeopleDataset``)."""
+"""Directory dataset of metric depth with cameras (the official ``PointmapRenderPeopleDataset`` layout)."""
 from sapiens2.datasets.dense_dir_dataset import DenseDirDataset
 from sapiens2.registry import DATASETS
 

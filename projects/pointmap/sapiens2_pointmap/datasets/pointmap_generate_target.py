@@ -1,4 +1,4 @@
-"""Canonical pointmap targets from depth and intrinsics (SPEC 2.4 ``PointmapGenerateTarget``)."""
+"""Canonical pointmap targets from depth and intrinsics (the official ``PointmapGenerateTarget``)."""
 from typing import Optional
 
 import numpy as np

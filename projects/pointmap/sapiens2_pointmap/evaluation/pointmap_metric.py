@@ -1,4 +1,4 @@
-"""Pointmap errors in canonical space (SPEC 2.4 ``PointmapEvaluator``)."""
+"""Pointmap errors in canonical space (the official ``PointmapEvaluator``)."""
 from functools import reduce
 from typing import Dict, List, Sequence
 

@@ -1,4 +1,4 @@
-"""Pointmap head: the dense trunk -> canonical XYZ, plus a focal-scale branch on the backbone features (SPEC 2.4)."""
+"""Pointmap head: the dense trunk -> canonical XYZ, plus a focal-scale branch on the backbone features."""
 import math
 from typing import Dict, Optional, Sequence, Tuple
 

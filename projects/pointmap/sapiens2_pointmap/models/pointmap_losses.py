@@ -1,4 +1,4 @@
-"""Pointmap losses (SPEC 2.4). All take ``(pred, target, mask, **context)`` with the context the head passes:
+"""Pointmap losses (official recipe). All take ``(pred, target, mask, **context)`` with the context the head passes:
 ``mean_depth`` (B, 1, 1, 1) mean canonical GT depth, ``gt_scale`` / ``pred_scale`` (B, 1) focal scale, and
 ``cam_K`` (B, 3, 3) intrinsics of the network input before canonicalisation.
 """

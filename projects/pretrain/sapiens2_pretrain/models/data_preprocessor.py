@@ -13,7 +13,7 @@ VIEW_KEYS = ('global_views', 'local_views')
 @MODELS.register_module()
 class MultiViewDataPreprocessor(BaseDataPreprocessor):
     """Stacks per-sample views to (B, V, 3, H, W), casts to float, optionally BGR -> RGB, and applies
-    ``(x - mean) / std`` (SPEC 2.6 values by default)."""
+    ``(x - mean) / std`` (the official task-model values by default)."""
 
     def __init__(self,
                  mean: Sequence[float] = (123.675, 116.28, 103.53),
