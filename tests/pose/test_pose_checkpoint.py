@@ -9,10 +9,10 @@ from mmengine.registry import init_default_scope
 from mmpose.registry import MODELS
 
 from sapiens2.engine.checkpoint import CheckpointMismatchError, load_model_weights, save_weights
+from tests import official_data
 
 ROOT = Path(__file__).resolve().parents[2]
-FULL = Path('/work/shared/reference/state_dicts/tasks/'
-            'sapiens2_0.4b_keypoints308_shutterstock_goliath_3po-1024x768.full.json')
+FULL = official_data('state_dicts', 'tasks', 'sapiens2_0.4b_keypoints308_shutterstock_goliath_3po-1024x768.full.json')
 TINY = ROOT / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py'
 
 
@@ -29,8 +29,6 @@ def build(config: Path, device: str = 'cpu') -> torch.nn.Module:
 
 
 def test_0_4b_estimator_has_official_layout_and_loads_strictly():
-    if not FULL.is_file():
-        pytest.skip(f'{FULL} not available')
     layout = json.loads(FULL.read_text())
     model = build(ROOT / 'configs' / 'pose' / 'sapiens2_0.4b_pose_goliath-1024x768.py', device='meta')
     assert official_names(model) == layout

@@ -7,8 +7,9 @@ import torch
 from mmengine.config import Config
 from mmpose.registry import MODELS
 
+from tests import official_data
+
 ROOT = Path(__file__).resolve().parents[2]
-TASKS = Path('/work/shared/reference/state_dicts/tasks')
 RECIPE = {  # size: (lr, layer decay, clip, iters, batch/GPU) of the official recipe
     '0.4b': (5e-4, 0.8, 2.0, 10000, 6),
     '0.8b': (5e-4, 0.85, 4.0, 10000, 12),
@@ -46,9 +47,8 @@ def test_recipe(size):
 
 @pytest.mark.parametrize('size', sorted(RECIPE))
 def test_head_matches_official_layout(size):
-    path = TASKS / f'sapiens2_{size}_keypoints308_shutterstock_goliath_3po-1024x768.head.json'
-    if not path.is_file():
-        pytest.skip(f'{path} not available')
+    path = official_data('state_dicts', 'tasks',
+                         f'sapiens2_{size}_keypoints308_shutterstock_goliath_3po-1024x768.head.json')
     with torch.device('meta'):
         head = MODELS.build(load(size).model.head)
     assert {f'decode_head.{k}': list(v.shape) for k, v in head.state_dict().items()} == json.loads(path.read_text())

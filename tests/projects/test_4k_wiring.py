@@ -2,7 +2,6 @@
 (2048x1536 outputs), and the same wiring at tiny scale (nano backbone with the window tokenizer, output at half the
 input size)."""
 import json
-from pathlib import Path
 
 import torch
 from mmengine.config import Config
@@ -10,19 +9,19 @@ from mmengine.structures import PixelData
 
 from sapiens2.registry import MODELS
 from sapiens2.structures import DenseDataSample
+from tests import official_data
 
 NORMAL_CONFIG = 'projects/normal/configs/sapiens2_1b-4k_normal_render_people-4096x3072.py'
 SEG_CONFIG = 'configs/seg/sapiens2_1b-4k_seg_bodypart29-4096x3072.py'
-BACKBONE_LAYOUT = Path('/work/shared/reference/state_dicts/sapiens2_1b_4k_tokenizer_4096x3072.json')
+BACKBONE_LAYOUT = official_data('state_dicts', 'sapiens2_1b_4k_tokenizer_4096x3072.json')
 
 
 def _check_4k_model(model, out_channels):
     with torch.device('meta'):
         out = model.decode_head(torch.empty(1, 1536, 64, 48))
-    if BACKBONE_LAYOUT.exists():
-        expected = {f'backbone.{k}': v for k, v in json.loads(BACKBONE_LAYOUT.read_text()).items()}
-        actual = {k: list(v.shape) for k, v in model.state_dict().items() if k.startswith('backbone.')}
-        assert actual == expected
+    expected = {f'backbone.{k}': v for k, v in json.loads(BACKBONE_LAYOUT.read_text()).items()}
+    actual = {k: list(v.shape) for k, v in model.state_dict().items() if k.startswith('backbone.')}
+    assert actual == expected
     assert out.shape == (1, out_channels, 2048, 1536)
 
 

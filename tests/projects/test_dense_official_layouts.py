@@ -1,14 +1,13 @@
 """Normal, pointmap and albedo configs build heads whose state dicts match the official layouts exactly."""
 import json
-from pathlib import Path
 
 import pytest
 import torch
 from mmengine.config import Config
 
 from sapiens2.registry import MODELS
+from tests import official_data
 
-STATE_DICTS = Path('/work/shared/reference/state_dicts/tasks')
 SIZES = ('0.4b', '0.8b', '1b', '5b')
 TASKS = dict(normal='normal_metasim_render_people', pointmap='pointmap_render_people', albedo='albedo_render_people')
 
@@ -18,14 +17,12 @@ def _config(task: str, size: str) -> Config:
 
 
 def _reference(name: str) -> dict:
-    path = STATE_DICTS / name
-    if not path.exists():
-        pytest.skip(f'reference layout {path} not available')
-    return json.loads(path.read_text())
+    return json.loads(official_data('state_dicts', 'tasks', name).read_text())
 
 
 def _summary(task: str, size: str) -> dict:
-    return json.loads((STATE_DICTS / 'tasks_summary.json').read_text())[f'sapiens2_{size}_{TASKS[task]}-1024x768']
+    summary = json.loads(official_data('state_dicts', 'tasks', 'tasks_summary.json').read_text())
+    return summary[f'sapiens2_{size}_{TASKS[task]}-1024x768']
 
 
 @pytest.mark.parametrize('size', SIZES)

@@ -9,8 +9,8 @@ from mmengine.registry import init_default_scope
 from mmseg.registry import MODELS
 
 import sapiens2  # noqa: F401  (registers everything)
+from tests import official_data
 
-TASKS = Path('/work/shared/reference/state_dicts/tasks')
 OFFICIAL = 'sapiens2_{}_seg_shutterstock_goliath-1024x768'
 CONFIG = str(Path(__file__).resolve().parents[2] / 'configs/seg/sapiens2_{}_seg_bodypart29-1024x768.py')
 # size: (embed dims, iterations, layer decay, clip norm, batch per GPU, bf16)
@@ -53,18 +53,14 @@ def test_recipe(size):
 
 @pytest.mark.parametrize('size', sorted(RECIPE))
 def test_official_head_layout(size):
-    path = TASKS / f'{OFFICIAL.format(size)}.head.json'
-    if not path.exists():
-        pytest.skip(f'{path} not available')
+    path = official_data('state_dicts', 'tasks', f'{OFFICIAL.format(size)}.head.json')
     model = build_on_meta(Config.fromfile(CONFIG.format(size)))
     head = {k: v for k, v in layout(model).items() if k.startswith('decode_head.')}
     assert head == json.loads(path.read_text())
 
 
 def test_official_full_layout_loads_strictly():
-    path = TASKS / f'{OFFICIAL.format("0.4b")}.full.json'
-    if not path.exists():
-        pytest.skip(f'{path} not available')
+    path = official_data('state_dicts', 'tasks', f'{OFFICIAL.format("0.4b")}.full.json')
     expected = json.loads(path.read_text())
     model = build_on_meta(Config.fromfile(CONFIG.format('0.4b')))
     assert layout(model) == expected

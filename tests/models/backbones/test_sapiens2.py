@@ -1,15 +1,11 @@
 import json
-import os.path as osp
 
 import pytest
 import torch
 from safetensors.torch import load_file
 
 from sapiens2.models import ARCH_SETTINGS, Sapiens2
-
-REFERENCE = osp.join(osp.dirname(__file__), '..', '..', '..', '..', 'shared', 'reference')
-GOLDEN = osp.join(REFERENCE, 'golden')
-STATE_DICTS = osp.join(REFERENCE, 'state_dicts')
+from tests import official_data
 
 LAYOUTS = {
     'sapiens2_0.1b': dict(arch='sapiens2_0.1b'),
@@ -31,8 +27,7 @@ def tiny(**kwargs) -> Sapiens2:
 
 @pytest.mark.parametrize('layout', sorted(LAYOUTS))
 def test_state_dict_matches_official_layout(layout):
-    with open(osp.join(STATE_DICTS, f'{layout}.json')) as f:
-        reference = json.load(f)
+    reference = json.loads(official_data('state_dicts', f'{layout}.json').read_text())
     with torch.device('meta'):
         model = Sapiens2(**LAYOUTS[layout])
     state = model.state_dict()
@@ -42,8 +37,7 @@ def test_state_dict_matches_official_layout(layout):
 
 
 def test_gqa_placement_and_param_count_match_summary():
-    with open(osp.join(STATE_DICTS, 'backbones_summary.json')) as f:
-        summary = json.load(f)
+    summary = json.loads(official_data('state_dicts', 'backbones_summary.json').read_text())
     for name in ('sapiens2_0.1b', 'sapiens2_0.4b', 'sapiens2_5b'):
         with torch.device('meta'):
             model = Sapiens2(arch=name)
@@ -55,8 +49,7 @@ def test_gqa_placement_and_param_count_match_summary():
 
 
 def _golden_case(case):
-    with open(osp.join(GOLDEN, 'golden.json')) as f:
-        meta = json.load(f)
+    meta = json.loads(official_data('golden', 'golden.json').read_text())
     return meta, meta['cases'][case]
 
 
@@ -64,8 +57,8 @@ def _golden_case(case):
 @pytest.mark.parametrize('out_type', ['raw', 'featmap', 'cls_token'])
 def test_golden_vectors(case, out_type):
     meta, spec = _golden_case(case)
-    weights = load_file(osp.join(GOLDEN, f'{case}.weights.safetensors'))
-    io = load_file(osp.join(GOLDEN, f'{case}.io.safetensors'))
+    weights = load_file(official_data('golden', f'{case}.weights.safetensors'))
+    io = load_file(official_data('golden', f'{case}.io.safetensors'))
     model = Sapiens2(arch=meta['arch'], layer_cfgs=meta['layer_cfgs'], patch_size=meta['patch_size'],
                      out_type=out_type, **spec['constructor'])
     model.load_state_dict(weights, strict=True)

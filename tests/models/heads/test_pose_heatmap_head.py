@@ -1,6 +1,5 @@
 """Sapiens2HeatmapHead: official key layout for all sizes, init, forward, loss, flip-test prediction."""
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,8 @@ from mmpose.structures import PoseDataSample
 from torch import nn
 
 from sapiens2.models.heads.pose_heatmap_head import Sapiens2HeatmapHead
+from tests import official_data
 
-TASKS = Path('/work/shared/reference/state_dicts/tasks')
 HEADS = {  # size: (in_channels, deconv_out_channels, conv_out_channels) of the official heads
     '0.4b': (1024, (1024, 768), (512, 512, 256)),
     '0.8b': (1280, (1024, 768), (512, 512, 256)),
@@ -32,9 +31,8 @@ def tiny_head(**kwargs) -> Sapiens2HeatmapHead:
 
 @pytest.mark.parametrize('size', sorted(HEADS))
 def test_official_key_layout(size):
-    path = TASKS / f'sapiens2_{size}_keypoints308_shutterstock_goliath_3po-1024x768.head.json'
-    if not path.is_file():
-        pytest.skip(f'reference layout {path} not available')
+    path = official_data('state_dicts', 'tasks',
+                         f'sapiens2_{size}_keypoints308_shutterstock_goliath_3po-1024x768.head.json')
     in_channels, deconv, conv = HEADS[size]
     with torch.device('meta'):
         head = Sapiens2HeatmapHead(in_channels, 308, deconv_out_channels=deconv, conv_out_channels=conv)

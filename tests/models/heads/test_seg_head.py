@@ -1,7 +1,6 @@
 """Sapiens2SegHead: official parameter layout, shapes, init and loss."""
 import json
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,8 +11,8 @@ from mmengine.structures import PixelData
 import sapiens2.models.heads.seg_head  # noqa: F401  (registers the head)
 import sapiens2.models.losses.seg_cross_entropy_loss  # noqa: F401
 import sapiens2.models.losses.seg_dice_loss  # noqa: F401
+from tests import official_data
 
-STATE_DICTS = Path('/work/shared/reference/state_dicts/tasks')
 EMBED_DIMS = {'0.4b': 1024, '0.8b': 1280, '1b': 1536, '5b': 2432}
 HEAD_PARAMS_M = {'0.4b': 11.15, '0.8b': 13.25, '1b': 15.35, '5b': 22.69}
 
@@ -27,9 +26,7 @@ def build_head(in_channels: int = 32, **kwargs) -> torch.nn.Module:
 
 @pytest.mark.parametrize('size', sorted(EMBED_DIMS))
 def test_official_key_layout(size):
-    path = STATE_DICTS / f'sapiens2_{size}_seg_shutterstock_goliath-1024x768.head.json'
-    if not path.exists():
-        pytest.skip(f'reference layout {path} not available')
+    path = official_data('state_dicts', 'tasks', f'sapiens2_{size}_seg_shutterstock_goliath-1024x768.head.json')
     expected = {k.removeprefix('decode_head.'): v for k, v in json.loads(path.read_text()).items()}
     with torch.device('meta'):
         head = build_head(EMBED_DIMS[size])

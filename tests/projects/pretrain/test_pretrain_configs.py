@@ -10,9 +10,9 @@ from mmengine.registry import DefaultScope
 
 from sapiens2_pretrain.export import backbone_state_dict
 from sapiens2.registry import MODELS
+from tests import official_data
 
 CONFIG_DIR = 'projects/pretrain/configs'
-STATE_DICTS = osp.join(osp.dirname(__file__), '..', '..', '..', '..', 'shared', 'reference', 'state_dicts')
 SIZES = ['0.4b', '0.8b', '1b', '5b']
 
 
@@ -36,8 +36,7 @@ def test_large_config_recipe_and_official_export_layout(size):
     with torch.device('meta'), DefaultScope.overwrite_default_scope(cfg.default_scope):
         model = MODELS.build(cfg.model)
     exported = backbone_state_dict(model.state_dict(), 'student')
-    with open(osp.join(STATE_DICTS, f'sapiens2_{size}.json')) as f:
-        reference = json.load(f)
+    reference = json.loads(official_data('state_dicts', f'sapiens2_{size}.json').read_text())
     assert {k: list(v.shape) for k, v in exported.items()} == reference
 
 
