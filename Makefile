@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sapiens2-installed
 PYTEST_ARGS ?=
 
-.PHONY: install demo test test-fast clean-venv
+.PHONY: install demo test test-fast lint clean-venv
 
 install: $(STAMP)
 
@@ -18,6 +18,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	OMP_NUM_THREADS=2 $(PY) -m pytest tests $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 test-fast: $(STAMP)
 	$(PY) -m pytest tests -m "not slow" $(PYTEST_ARGS)
