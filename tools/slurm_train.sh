@@ -14,8 +14,11 @@ GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-5}
 SRUN_ARGS=${SRUN_ARGS:-}
-PYTHON=${PYTHON:-python}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# $PYTHON if set, else the repository's .venv (created by `make install`) when it exists, else python on the PATH
+if [ -z "${PYTHON:-}" ]; then
+  if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=python; fi
+fi
 
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 # shellcheck disable=SC2086

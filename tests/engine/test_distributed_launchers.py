@@ -52,3 +52,43 @@ def test_slurm_train_command(echo, tmp_path):
 def test_launchers_print_usage_on_missing_arguments(script):
     proc = _run(script, 'only_one_arg')
     assert proc.returncode == 2 and 'usage:' in proc.stderr
+
+
+
+def _marker(path: Path, name: str) -> Path:
+    """An executable that prints ``name`` and then its arguments, one per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/usr/bin/env bash\nprintf "%s\\n" {name} "$@"\n')
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh'])
+def test_launchers_pick_python_from_env_then_venv_then_path(script, tmp_path):
+    """$PYTHON wins; else the checkout's own .venv/bin/python (beside tools/); else python on the PATH."""
+    checkout = tmp_path / 'checkout'
+    (checkout / 'tools').mkdir(parents=True)
+    (checkout / 'tools' / script).write_text((REPO / 'tools' / script).read_text())
+    bin_dir = tmp_path / 'bin'
+    _marker(bin_dir / 'python', 'path-python')
+    env_python = _marker(bin_dir / 'chosen', 'env-python')
+    venv_python = checkout / '.venv' / 'bin' / 'python'
+    _marker(bin_dir / 'srun', 'srun')
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHON'}
+    env['PATH'] = f'{bin_dir}:{env["PATH"]}'
+
+    def python_used(**extra) -> str:
+        """The marker name of the python that ran (torchrun scripts) or was handed to srun (its path)."""
+        proc = subprocess.run(['bash', str(checkout / 'tools' / script), 'a', 'b', 'c', 'd'], capture_output=True,
+                              text=True, env={**env, **extra}, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout.split('\n')
+        if script != 'slurm_train.sh':
+            return out[0]
+        python = out[out.index('-u') - 1]
+        return {'python': 'path-python', str(env_python): 'env-python', str(venv_python): 'venv-python'}[python]
+
+    assert python_used() == 'path-python'
+    _marker(venv_python, 'venv-python')
+    assert python_used() == 'venv-python'
+    assert python_used(PYTHON=str(env_python)) == 'env-python'

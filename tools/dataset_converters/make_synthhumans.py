@@ -7,7 +7,7 @@ Example:
 import argparse
 import time
 
-from sapiens2.datasets.synthhumans import ensure_synthhumans, generate_synthhumans
+from sapiens2.datasets.synthhumans import SynthHumansFolderError, ensure_synthhumans
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -17,18 +17,21 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--num-val', type=int, default=64)
     parser.add_argument('--size', type=int, nargs=2, default=(256, 192), metavar=('H', 'W'))
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--force', action='store_true',
-                        help='render into --out directly even if it already holds this configuration')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='render again even if --out holds this configuration, or write into a non-empty folder '
+                        'that holds no SynthHumans set; only files listed in an existing set\'s manifest.json are '
+                        'removed, never any other file')
     return parser.parse_args(argv)
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
     start = time.perf_counter()
-    if args.force:
-        generate_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed, verbose=True)
-    else:
-        ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed)
+    try:
+        ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed,
+                           overwrite=args.overwrite, verbose=True)
+    except SynthHumansFolderError as e:
+        sys.exit(f'error: {e}')
     print(f'SynthHumans ready in {args.out} ({time.perf_counter() - start:.1f} s)')
 
 

@@ -7,10 +7,11 @@ import os
 import os.path as osp
 import shutil
 import tempfile
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
+from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
 from .render import render_scene
 from .scene import Scene, sample_scene
 from .writer import coco_records, make_split_dirs, write_annotations, write_sample
@@ -18,7 +19,6 @@ from .writer import coco_records, make_split_dirs, write_annotations, write_samp
 # Bump whenever the rendered output changes, so that cached datasets are regenerated.
 RENDERER_VERSION = 4
 SPLITS = {'train': 0, 'val': 1}
-MANIFEST = 'manifest.json'
 
 
 def scene_for(seed: int, split: str, index: int, size: Tuple[int, int]) -> Scene:
@@ -28,42 +28,40 @@ def scene_for(seed: int, split: str, index: int, size: Tuple[int, int]) -> Scene
     return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size)
 
 
-def _manifest(num_train: int, num_val: int, size: Tuple[int, int], seed: int) -> dict:
+def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int) -> dict:
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
                 size=[int(size[0]), int(size[1])], seed=int(seed))
 
 
-def _read_manifest(root: str) -> Optional[dict]:
-    try:
-        with open(osp.join(root, MANIFEST)) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
                          seed: int = 0, verbose: bool = False) -> str:
-    """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into ``root`` and return ``root``.
+    """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
-    The manifest is written last, so a folder with a manifest is complete.
+    The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
+    replace a set in a folder that is not empty, use :func:`ensure_synthhumans`.
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
+    if osp.isdir(root) and os.listdir(root):
+        raise SynthHumansFolderError(f'generate_synthhumans renders into a new or empty folder, but {root} is not '
+                                     'empty; use ensure_synthhumans to reuse or replace a set, or another folder.')
+    files = []
     for split, count in (('train', num_train), ('val', num_val)):
         make_split_dirs(root, split)
         images, annotations = [], []
         for i in range(count):
             name = f'{i:06d}'
             rendering = render_scene(scene_for(seed, split, i, tuple(size)))
-            write_sample(root, split, name, rendering)
+            files += write_sample(root, split, name, rendering)
             image, anns = coco_records(rendering, i, f'{split}/rgb/{name}.png', len(annotations) + 1)
             images.append(image)
             annotations.extend(anns)
             if verbose and (i + 1) % 50 == 0:
                 print(f'{split}: {i + 1}/{count}', flush=True)
-        write_annotations(root, split, images, annotations)
+        files.append(write_annotations(root, split, images, annotations))
+    manifest = dict(_configuration(num_train, num_val, size, seed), files=[osp.relpath(f, root) for f in files])
     with open(osp.join(root, MANIFEST), 'w') as f:
-        json.dump(_manifest(num_train, num_val, size, seed), f, indent=1)
+        json.dump(manifest, f, indent=1)
     return root
 
 
@@ -77,34 +75,63 @@ def _file_lock(path: str):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+def _files_to_replace(root: str, wanted: dict, overwrite: bool) -> Optional[List[str]]:
+    """None when ``root`` already holds the wanted set; else the files of ``root`` that a new set replaces.
+
+    Raises :class:`SynthHumansFolderError` when the set cannot be generated without touching other files.
+    """
+    if not osp.lexists(root):
+        return []
+    if not osp.isdir(root):
+        raise SynthHumansFolderError(f'{root} exists and is not a folder; choose another folder for SynthHumans.')
+    manifest = read_manifest(root)
+    if manifest is None:
+        if os.listdir(root) and not overwrite:
+            raise SynthHumansFolderError(
+                f'{root} is not empty and is not a SynthHumans set (it has no {MANIFEST}); refusing to write into '
+                'it. Choose another (new or empty) folder, or pass overwrite=True (--overwrite for '
+                'tools/dataset_converters/make_synthhumans.py) to add the set next to its files, none of which is '
+                'deleted or overwritten.')
+        return []
+    if not overwrite and configuration(manifest) == wanted:
+        return None
+    return owned_files(root, manifest)
+
+
 def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num_val: int = 64,
-                       size: Tuple[int, int] = (256, 192), seed: int = 0) -> str:
+                       size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
+                       verbose: bool = False) -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
-    Generates into a temporary sibling folder and renames it into place under a file lock, so concurrent callers
-    (e.g. several pytest processes) generate once and never see a partial dataset.
+    A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
+    size, seed) is reused unless ``overwrite``. A set with another configuration, or any set with ``overwrite``, is
+    replaced: only the files its manifest lists are removed (then the folders this left empty), nothing else. A
+    folder that is not empty and holds no set is refused, unless ``overwrite``: the set is then added next to its
+    files. A new file never lands on a file that is not the old set's (:class:`SynthHumansFolderError`).
+
+    The set is rendered into a temporary sibling folder and moved into place under a file lock, manifest last, so
+    concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
-    wanted = _manifest(num_train, num_val, size, seed)
-    if _read_manifest(root) == wanted:
-        return root
-    root_abs = osp.abspath(root)
+    wanted = _configuration(num_train, num_val, size, seed)
+    if osp.isdir(root) and not overwrite:
+        manifest = read_manifest(root)
+        if manifest is not None and configuration(manifest) == wanted:
+            return root
+    root_abs = osp.realpath(root)
     parent = osp.dirname(root_abs)
     os.makedirs(parent, exist_ok=True)
     lock = osp.join(tempfile.gettempdir(), f'synthhumans-{hashlib.sha1(root_abs.encode()).hexdigest()[:16]}.lock')
     with _file_lock(lock):
-        if _read_manifest(root) == wanted:
+        replaced = _files_to_replace(root, wanted, overwrite)
+        if replaced is None:
             return root
         tmp = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.tmp-', dir=parent)
         try:
-            generate_synthhumans(tmp, num_train, num_val, size, seed)
-        except BaseException:
+            generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose)
+            if osp.lexists(root_abs):
+                install_set(tmp, root, replaced)
+            else:
+                os.rename(tmp, root_abs)
+        finally:
             shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        stale = None
-        if osp.exists(root_abs):
-            stale = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.stale-', dir=parent)
-            os.rename(root_abs, osp.join(stale, 'old'))
-        os.rename(tmp, root_abs)
-        if stale:
-            shutil.rmtree(stale, ignore_errors=True)
     return root

@@ -25,16 +25,21 @@ def _imwrite(path: str, image: np.ndarray) -> None:
         raise OSError(f'could not write {path}; check that the folder exists and is writable')
 
 
-def write_sample(root: str, split: str, name: str, r: Rendering) -> None:
-    """Write every map of one rendering as ``<root>/<split>/<folder>/<name>.<ext>``."""
+def write_sample(root: str, split: str, name: str, r: Rendering) -> List[str]:
+    """Write every map of one rendering as ``<root>/<split>/<folder>/<name>.<ext>``; return their paths."""
     base = osp.join(root, split)
+    paths = []
     for folder, image in (('rgb', r.image), ('mask', r.mask), ('instance', r.instance), ('seg', r.seg),
                           ('albedo', r.albedo)):
-        _imwrite(osp.join(base, folder, f'{name}.png'), image)
-    np.save(osp.join(base, 'normal', f'{name}.npy'), r.normal)
-    np.save(osp.join(base, 'depth', f'{name}.npy'), r.depth)
-    np.savetxt(osp.join(base, 'camera_intrinsics', f'{name}.txt'), r.K, fmt='%.10g')
-    np.savetxt(osp.join(base, 'camera_extrinsics', f'{name}.txt'), r.extrinsic, fmt='%.10g')
+        paths.append(osp.join(base, folder, f'{name}.png'))
+        _imwrite(paths[-1], image)
+    for folder, array in (('normal', r.normal), ('depth', r.depth)):
+        paths.append(osp.join(base, folder, f'{name}.npy'))
+        np.save(paths[-1], array)
+    for folder, matrix in (('camera_intrinsics', r.K), ('camera_extrinsics', r.extrinsic)):
+        paths.append(osp.join(base, folder, f'{name}.txt'))
+        np.savetxt(paths[-1], matrix, fmt='%.10g')
+    return paths
 
 
 def coco_records(r: Rendering, image_id: int, file_name: str, first_ann_id: int):

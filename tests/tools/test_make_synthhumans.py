@@ -1,0 +1,39 @@
+"""tools/dataset_converters/make_synthhumans.py: refuses a user's folder, --overwrite keeps the user's files."""
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = ['--num-train', '2', '--num-val', '1', '--size', '32', '24']
+
+
+def _tool():
+    path = REPO / 'tools' / 'dataset_converters' / 'make_synthhumans.py'
+    spec = importlib.util.spec_from_file_location('make_synthhumans', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_refuses_a_user_folder_then_overwrite_keeps_the_user_file(tmp_path, capsys):
+    tool = _tool()
+    out = tmp_path / 'photos'
+    out.mkdir()
+    (out / 'holiday.jpg').write_bytes(b'my photo')
+    with pytest.raises(SystemExit) as exit_:
+        tool.main(['--out', str(out)] + TINY)
+    assert str(out) in str(exit_.value.code) and '--overwrite' in str(exit_.value.code)
+    assert os.listdir(out) == ['holiday.jpg']
+
+    tool.main(['--out', str(out), '--overwrite'] + TINY)
+    assert 'SynthHumans ready' in capsys.readouterr().out
+    manifest = json.loads((out / 'manifest.json').read_text())
+    assert len(manifest['files']) == 29 and (out / 'holiday.jpg').read_bytes() == b'my photo'
+
+    tool.main(['--out', str(out), '--seed', '1'] + TINY)
+    assert json.loads((out / 'manifest.json').read_text())['seed'] == 1
+    assert (out / 'holiday.jpg').read_bytes() == b'my photo'
+    assert sorted(os.listdir(tmp_path)) == ['photos']
