@@ -5,6 +5,7 @@ Example:
         --size 256 192 --seed 0
 """
 import argparse
+import sys
 import time
 
 from sapiens2.datasets.synthhumans import SynthHumansFolderError, ensure_synthhumans
