@@ -1,18 +1,20 @@
 """Dense probing: freeze a config's backbone (+ checkpoint), train one fixed lightweight decoder, report the metric.
 
 Usage: python tools/dense_probe.py CONFIG [--checkpoint CKPT] --task {seg,normal,depth} --data-root ROOT
-                                   [--prefix auto] [--size H W] [--epochs N] [--device cpu] [--out result.json]
-CONFIG is any config whose ``model.backbone`` is a registered backbone (task or pretraining configs). Without
---checkpoint the randomly initialised backbone is probed. Every run uses the same decoder and hyper-parameters, so
-the printed metric ranks backbones. See projects/pretrain/README.md.
+                                   [--prefix auto] [--size H W] [--layers all|last] [--steps N] [--num-train N]
+                                   [--seed S] [--device cpu] [--out result.json] [--cfg-options KEY=VALUE ...]
+CONFIG is any config whose ``model.backbone`` is a registered backbone (task or pretraining configs); CKPT is a
+bare-key backbone file (``export_backbone`` output, official pretrain weights) or a task/pretraining checkpoint.
+Without --checkpoint the randomly initialised backbone is probed. Every run uses the same decoder and
+hyper-parameters, so the printed metric ranks backbones. See projects/pretrain/README.md.
 """
 import argparse
 import json
 
 from mmengine.registry import init_default_scope
-from sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe
 
 from sapiens2.engine.launch import DictAction, load_config
+from sapiens2_pretrain.dense_probe import LAYERS, TASKS, ProbeSettings, dense_probe
 
 
 def parse_args() -> argparse.Namespace:
@@ -26,7 +28,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--task', required=True, choices=sorted(TASKS))
     parser.add_argument('--data-root', required=True, help='dataset root in the SynthHumans layout')
     parser.add_argument('--size', nargs=2, type=int, default=defaults.size, metavar=('H', 'W'))
-    parser.add_argument('--epochs', type=int, default=defaults.epochs)
+    parser.add_argument('--layers', choices=LAYERS, default=defaults.layers,
+                        help='features of every block (default) or of the last one')
+    parser.add_argument('--steps', type=int, default=defaults.steps, help='decoder training steps')
+    parser.add_argument('--num-train', type=int, default=None, help='labeled training images (default: all)')
+    parser.add_argument('--seed', type=int, default=defaults.seed)
     parser.add_argument('--device', default='cpu')
     parser.add_argument('--out', help='write the result as JSON to this file')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
@@ -39,7 +45,8 @@ def main() -> None:
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     if 'model' not in cfg or 'backbone' not in cfg.model:
         raise KeyError(f'{args.config} has no model.backbone to probe.')
-    settings = ProbeSettings(size=tuple(args.size), epochs=args.epochs)
+    settings = ProbeSettings(size=tuple(args.size), layers=args.layers, steps=args.steps, num_train=args.num_train,
+                             seed=args.seed)
     prefix = None if args.prefix == 'none' else args.prefix
     result = dense_probe(cfg.model.backbone.to_dict(), args.checkpoint, args.task, args.data_root, settings,
                          prefix=prefix, device=args.device)

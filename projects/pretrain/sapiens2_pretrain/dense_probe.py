@@ -4,7 +4,9 @@ hyper-parameters for every backbone, on segmentation (mIoU), surface normals (me
 
 Data layout (SynthHumans): ``<root>/<split>/rgb/<name>.png`` (BGR) with ``seg/<name>.png`` (class ids, 255 ignored),
 ``normal/<name>.npy`` (HxWx3 unit normals, 0 on background) and ``depth/<name>.npy`` (HxW metric Z, 0 on background).
-Backbone features are computed once (the backbone is frozen and there is no augmentation) and cached.
+Backbone features are computed once (the backbone is frozen and there is no augmentation) and cached. Two reference
+feature maps go through the same decoder: :func:`pixel_features` (the raw pixels, patch by patch) and
+:func:`label_features` (the ground truth itself, pooled to the feature grid: the ceiling of the protocol).
 """
 import glob
 import os.path as osp
@@ -20,38 +22,65 @@ from torch import Tensor, nn
 TASKS = dict(seg=dict(metric='mIoU', lower_is_better=False),
              normal=dict(metric='mean_angle_deg', lower_is_better=True),
              depth=dict(metric='abs_rel', lower_is_better=True))
+LAYERS = ('all', 'last')
 MEAN = (123.675, 116.28, 103.53)
 STD = (58.395, 57.12, 57.375)
 
 
 @dataclass
 class ProbeSettings:
-    """Hyper-parameters shared by every probed backbone."""
-    size: tuple[int, int] = (256, 192)
-    hidden: int = 128
-    epochs: int = 30
-    batch_size: int = 32
-    lr: float = 1e-3
+    """Hyper-parameters shared by every probed backbone.
+
+    ``size`` (H, W) is the backbone input and the evaluation resolution; training targets are subsampled by
+    ``label_stride``. ``layers='all'`` concatenates the feature maps of every block (every output of a non-Sapiens2
+    backbone, resized to the finest); ``'last'`` uses the last one. The decoder trains ``steps`` AdamW steps on
+    batches of ``batch_size`` drawn from the first ``num_train`` training images (None: all), whatever their number,
+    so small and large label budgets get the same optimisation.
+    """
+    size: tuple[int, int] = (128, 96)
+    layers: str = 'all'
+    hidden: int = 96
+    steps: int = 400
+    batch_size: int = 16
+    lr: float = 2e-3
     weight_decay: float = 1e-4
     num_classes: int = 29
-    train_stride: int = 4
+    label_stride: int = 4
+    num_train: int | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.layers not in LAYERS:
+            raise ValueError(f'ProbeSettings.layers must be one of {LAYERS}, got {self.layers!r}')
+        self.size = tuple(self.size)
 
 
 class ProbeDecoder(nn.Module):
-    """Parameter-free feature normalisation, 1x1 -> 3x3 -> 1x1 convolutions at feature resolution, bilinear
-    upsampling of the output to the label resolution."""
+    """Fixed per-channel standardisation (statistics of the training features), 1x1 -> 3x3 convolutions at feature
+    resolution, a 1x1 convolution to ``out_channels * upscale**2`` and a pixel shuffle to ``upscale`` x the feature
+    resolution; outputs are resized bilinearly to the requested size when it differs."""
 
-    def __init__(self, in_channels: int, out_channels: int, hidden: int = 128) -> None:
+    def __init__(self, in_channels: int, out_channels: int, hidden: int = 96, upscale: int = 1) -> None:
         super().__init__()
-        self.norm = nn.BatchNorm2d(in_channels, affine=False)
+        self.register_buffer('mean', torch.zeros(1, in_channels, 1, 1))
+        self.register_buffer('std', torch.ones(1, in_channels, 1, 1))
         self.layers = nn.Sequential(nn.Conv2d(in_channels, hidden, 1), nn.GELU(),
                                     nn.Conv2d(hidden, hidden, 3, padding=1), nn.GELU(),
-                                    nn.Conv2d(hidden, out_channels, 1))
+                                    nn.Conv2d(hidden, out_channels * upscale**2, 1), nn.PixelShuffle(upscale))
+
+    def set_statistics(self, features: Tensor) -> None:
+        """Per-channel mean and standard deviation of (N, C, h, w) training features; the variance gets a floor of
+        1 % of the mean channel variance, so that a channel that is (nearly) constant on the training images is not
+        blown up on others."""
+        var = features.var(dim=(0, 2, 3), keepdim=True)
+        self.mean.copy_(features.mean(dim=(0, 2, 3), keepdim=True))
+        self.std.copy_(torch.sqrt(var + 1e-2 * var.mean() + 1e-12))
 
     def forward(self, features: Tensor, size: tuple[int, int]) -> Tensor:
-        out = self.layers(self.norm(features))
-        return F.interpolate(out, size=size, mode='bilinear', align_corners=False)
+        out = self.layers((features - self.mean) / self.std)
+        if tuple(out.shape[-2:]) != tuple(size):
+            out = F.interpolate(out, size=size, mode='bilinear', align_corners=False)
+        return out
 
 
 # ----------------------------------------------------------------------------------------------------- data
@@ -67,45 +96,80 @@ def _read_target(root: str, split: str, task: str, name: str) -> np.ndarray:
     return target
 
 
-def load_split(root: str, split: str, task: str, size: tuple[int, int]) -> tuple[Tensor, Tensor]:
-    """Images (N, 3, H, W) uint8 BGR and targets resized (nearest) to ``size``: seg (N, H, W) long,
-    normal (N, 3, H, W) float, depth (N, 1, H, W) float; 0 / 255 mark background as in the dataset."""
+def _image_files(root: str, split: str, limit: int | None) -> list[str]:
     files = sorted(glob.glob(osp.join(root, split, 'rgb', '*.png')))
     if not files:
         raise FileNotFoundError(f'dense probe: no images in {osp.join(root, split, "rgb")}; generate SynthHumans '
                                 'with sapiens2.datasets.synthhumans.ensure_synthhumans or pass --data-root.')
+    if limit is not None and len(files) < limit:
+        raise ValueError(f'dense probe: {limit} {split} images requested but {osp.join(root, split, "rgb")} holds '
+                         f'{len(files)}; generate more or lower num_train.')
+    return files[:limit]
+
+
+def load_images(root: str, split: str, size: tuple[int, int], limit: int | None = None) -> Tensor:
+    """The first ``limit`` (sorted; None: all) images of a split, (N, 3, H, W) uint8 BGR resized to ``size``."""
     h, w = size
-    images, targets = [], []
-    for path in files:
-        name = osp.splitext(osp.basename(path))[0]
+    images = []
+    for path in _image_files(root, split, limit):
         img = cv2.imread(path, cv2.IMREAD_COLOR)
         if img is None:
             raise ValueError(f'dense probe: unreadable image {path}')
         images.append(cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).transpose(2, 0, 1))
-        target = cv2.resize(_read_target(root, split, task, name), (w, h), interpolation=cv2.INTER_NEAREST)
-        targets.append(target)
-    images = torch.from_numpy(np.stack(images))
+    return torch.from_numpy(np.stack(images))
+
+
+def load_targets(root: str, split: str, task: str, size: tuple[int, int], limit: int | None = None) -> Tensor:
+    """Targets of the images of :func:`load_images`, resized (nearest) to ``size``: seg (N, H, W) long,
+    normal (N, 3, H, W) float, depth (N, 1, H, W) float; 0 / 255 mark background as in the dataset."""
+    h, w = size
+    targets = []
+    for path in _image_files(root, split, limit):
+        name = osp.splitext(osp.basename(path))[0]
+        targets.append(cv2.resize(_read_target(root, split, task, name), (w, h), interpolation=cv2.INTER_NEAREST))
     target = torch.from_numpy(np.stack(targets))
     if task == 'seg':
-        return images, target.long()
+        return target.long()
     if task == 'normal':
-        return images, target.float().permute(0, 3, 1, 2)
-    return images, target.float()[:, None]
+        return target.float().permute(0, 3, 1, 2)
+    return target.float()[:, None]
 
 
-# ------------------------------------------------------------------------------------------------- backbone
+def load_split(root: str, split: str, task: str, size: tuple[int, int],
+               limit: int | None = None) -> tuple[Tensor, Tensor]:
+    """Images and targets of a split (see :func:`load_images` and :func:`load_targets`)."""
+    return load_images(root, split, size, limit), load_targets(root, split, task, size, limit)
+
+
+# ------------------------------------------------------------------------------------------------- features
+def _normalise(images: Tensor) -> Tensor:
+    mean = torch.tensor(MEAN, device=images.device).view(1, 3, 1, 1)
+    std = torch.tensor(STD, device=images.device).view(1, 3, 1, 1)
+    return (images.float().flip(1) - mean) / std
+
+
+def _is_sapiens2(cfg: dict) -> bool:
+    return str(cfg.get('type', '')).split('.')[-1] == 'Sapiens2'
+
+
 def build_frozen_backbone(backbone_cfg: dict, checkpoint: str | None = None, prefix: str | None = 'auto',
-                          size: tuple[int, int] = (256, 192)) -> nn.Module:
+                          size: tuple[int, int] = (128, 96), layers: str = 'all') -> nn.Module:
     """Builds a registered backbone, loads ``checkpoint`` strictly (or keeps its random init when None) and freezes
-    it. A Sapiens2 backbone is set to ``out_type='featmap'`` at ``size``. ``prefix='auto'`` strips ``backbone.``
-    when the checkpoint's keys carry it (task or pretraining checkpoints); ``'teacher.backbone.'`` selects the
-    teacher of a pretraining checkpoint."""
+    it. A Sapiens2 backbone is set to ``out_type='featmap'`` at ``size``, with every block as an output when
+    ``layers='all'``. ``prefix='auto'`` strips ``backbone.`` when the checkpoint's keys carry it (task or pretraining
+    checkpoints); ``'teacher.backbone.'`` selects the teacher of a pretraining checkpoint. Bare-key files (the
+    output of ``export_backbone`` or the official pretrain files) load as they are."""
     from sapiens2.engine.checkpoint import load_model_weights, load_weights
+    if layers not in LAYERS:
+        raise ValueError(f'layers must be one of {LAYERS}, got {layers!r}')
     cfg = dict(backbone_cfg)
     cfg.pop('init_cfg', None)
-    if cfg.get('type') in ('Sapiens2', 'sapiens2.Sapiens2'):
-        cfg.update(out_type='featmap', img_size=tuple(size))
+    sapiens2 = _is_sapiens2(cfg)
+    if sapiens2:
+        cfg.update(out_type='featmap', img_size=tuple(size), frozen_stages=-1, with_cp=False)
     backbone = MODELS.build(cfg)
+    if sapiens2 and layers == 'all':
+        backbone.out_indices = list(range(backbone.num_layers))
     if hasattr(backbone, 'init_weights'):
         backbone.init_weights()
     if checkpoint is not None:
@@ -113,25 +177,52 @@ def build_frozen_backbone(backbone_cfg: dict, checkpoint: str | None = None, pre
         if prefix == 'auto':
             prefix = 'backbone.' if any(k.startswith('backbone.') for k in state) else None
         load_model_weights(backbone, state, strict=True, prefix=prefix)
-    backbone.eval().requires_grad_(False)
+    backbone.eval()  # some backbones' train() (mmseg ResNet) returns None: no chaining
+    backbone.requires_grad_(False)
     return backbone
 
 
+def _combine(outputs, layers: str) -> Tensor:
+    maps = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+    bad = [tuple(m.shape) for m in maps if not isinstance(m, Tensor) or m.dim() != 4]
+    if bad:
+        raise ValueError(f'dense probe needs (B, C, h, w) feature maps from the backbone, got shapes {bad}')
+    if layers == 'last':
+        return maps[-1]
+    size = max((tuple(m.shape[-2:]) for m in maps), key=lambda s: s[0] * s[1])
+    return torch.cat([m if tuple(m.shape[-2:]) == size else
+                      F.interpolate(m, size=size, mode='bilinear', align_corners=False) for m in maps], dim=1)
+
+
 @torch.no_grad()
-def extract_features(backbone: nn.Module, images: Tensor, batch_size: int = 16) -> Tensor:
-    """Frozen features (N, C, h, w) of BGR uint8 images, normalised as in training (official mean/std)."""
+def extract_features(backbone: nn.Module, images: Tensor, layers: str = 'all', batch_size: int = 32) -> Tensor:
+    """Frozen features (N, C, h, w) of BGR uint8 images, normalised as in training (official mean/std): every output
+    map of the backbone concatenated (``layers='all'``, resized to the finest) or the last one."""
     device = next(backbone.parameters()).device
-    mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1)
-    std = torch.tensor(STD, device=device).view(1, 3, 1, 1)
     feats = []
     for start in range(0, images.shape[0], batch_size):
-        x = (images[start:start + batch_size].to(device).float().flip(1) - mean) / std
-        out = backbone(x)
-        out = out[-1] if isinstance(out, (tuple, list)) else out
-        if out.dim() != 4:
-            raise ValueError(f'dense probe needs a (B, C, h, w) feature map from the backbone, got {tuple(out.shape)}')
-        feats.append(out.float().cpu())
+        out = backbone(_normalise(images[start:start + batch_size].to(device)))
+        feats.append(_combine(out, layers).float().cpu())
     return torch.cat(feats)
+
+
+def pixel_features(images: Tensor, stride: int) -> Tensor:
+    """Reference features: the normalised pixels of each ``stride`` x ``stride`` patch stacked as channels
+    (N, 3 * stride**2, H / stride, W / stride)."""
+    return F.pixel_unshuffle(_normalise(images), stride)
+
+
+def label_features(root: str, split: str, size: tuple[int, int], stride: int, num_classes: int = 29,
+                   limit: int | None = None) -> Tensor:
+    """Reference features from the ground truth (the protocol's ceiling at this feature resolution): one-hot part
+    labels, normals, log-depth (0 on background) and the person mask, average-pooled by ``stride``."""
+    seg = load_targets(root, split, 'seg', size, limit)
+    normal = load_targets(root, split, 'normal', size, limit)
+    depth = load_targets(root, split, 'depth', size, limit)
+    fg = (depth > 0).float()
+    log_depth = torch.where(depth > 0, torch.log(depth.clamp(min=1e-3)), torch.zeros_like(depth))
+    onehot = F.one_hot(seg.clamp(max=num_classes - 1) * (seg != 255), num_classes).permute(0, 3, 1, 2).float()
+    return F.avg_pool2d(torch.cat([onehot, normal, log_depth, fg], dim=1), stride)
 
 
 # ---------------------------------------------------------------------------------------------- task logic
@@ -204,26 +295,37 @@ def _downsample_targets(targets: Tensor, stride: int) -> Tensor:
 
 def train_and_evaluate(task: str, train: tuple[Tensor, Tensor], val: tuple[Tensor, Tensor],
                        settings: ProbeSettings) -> float:
-    """Trains a fresh ``ProbeDecoder`` on cached train features/targets (labels subsampled by ``train_stride``)
-    and returns the validation metric at full label resolution."""
-    feats = train[0]
-    targets = _downsample_targets(train[1], settings.train_stride)
-    torch.manual_seed(settings.seed)
-    decoder = ProbeDecoder(feats.shape[1], _out_channels(task, settings.num_classes), settings.hidden)
-    optimizer = torch.optim.AdamW(decoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    """Trains a fresh ``ProbeDecoder`` on cached train features/targets (the first ``num_train``; labels subsampled
+    by ``label_stride``) for ``steps`` steps and returns the validation metric at full label resolution."""
+    count = train[0].shape[0] if settings.num_train is None else settings.num_train
+    if count > train[0].shape[0]:
+        raise ValueError(f'dense probe: num_train={count} but only {train[0].shape[0]} training samples are given')
+    feats = train[0][:count]
+    targets = _downsample_targets(train[1][:count], settings.label_stride)
     size = tuple(targets.shape[-2:])
+    upscale = max(1, round(size[0] / feats.shape[-2]))
+    generator = torch.Generator().manual_seed(settings.seed)
+    torch.manual_seed(settings.seed)
+    decoder = ProbeDecoder(feats.shape[1], _out_channels(task, settings.num_classes), settings.hidden, upscale)
+    decoder.set_statistics(feats)
+    optimizer = torch.optim.AdamW(decoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, settings.steps)
     decoder.train()
-    for _ in range(settings.epochs):
-        for idx in torch.randperm(feats.shape[0]).split(settings.batch_size):
-            loss = _loss(task, decoder(feats[idx], size), targets[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+    order = torch.empty(0, dtype=torch.long)
+    for _ in range(settings.steps):
+        if order.numel() < settings.batch_size:
+            order = torch.cat([order, torch.randperm(count, generator=generator)])
+        idx, order = order[:settings.batch_size], order[settings.batch_size:]
+        loss = _loss(task, decoder(feats[idx], size), targets[idx])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        schedule.step()
     decoder.eval()
     stats: dict = {}
     size = tuple(val[1].shape[-2:])
     with torch.no_grad():
-        for idx in torch.arange(val[0].shape[0]).split(settings.batch_size):
+        for idx in torch.arange(val[0].shape[0]).split(64):
             out = decoder(val[0][idx], size)
             if task == 'normal':
                 out = F.normalize(out, dim=1)
@@ -244,11 +346,11 @@ def dense_probe(backbone_cfg: dict,
         raise ValueError(f'dense probe task must be one of {sorted(TASKS)}, got {task!r}')
     settings = settings or ProbeSettings()
     torch.manual_seed(settings.seed)
-    backbone = build_frozen_backbone(backbone_cfg, checkpoint, prefix, settings.size).to(device)
-    train_images, train_targets = load_split(data_root, 'train', task, settings.size)
+    backbone = build_frozen_backbone(backbone_cfg, checkpoint, prefix, settings.size, settings.layers).to(device)
+    train_images, train_targets = load_split(data_root, 'train', task, settings.size, settings.num_train)
     val_images, val_targets = load_split(data_root, 'val', task, settings.size)
-    train = (extract_features(backbone, train_images), train_targets)
-    val = (extract_features(backbone, val_images), val_targets)
+    train = (extract_features(backbone, train_images, settings.layers), train_targets)
+    val = (extract_features(backbone, val_images, settings.layers), val_targets)
     value = train_and_evaluate(task, train, val, settings)
     return dict(task=task, metric=TASKS[task]['metric'], value=value, lower_is_better=TASKS[task]['lower_is_better'],
                 constant_baseline=constant_baseline(task, train_targets, val_targets, settings.num_classes),

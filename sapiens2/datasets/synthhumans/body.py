@@ -33,7 +33,8 @@ def mirror_person(p: PersonParams) -> PersonParams:
 
 @dataclass
 class PersonModel:
-    """World-space primitives, keypoints (308, 3) and per-keypoint occlusion depth tolerances (308, ) in metres."""
+    """World-space primitives, keypoints (308, 3) and per-keypoint occlusion depth tolerances (308, ) in metres
+    (both with 0 rows when built without keypoints)."""
     prims: PrimitiveSet
     keypoints: np.ndarray
     tolerance: np.ndarray
@@ -118,8 +119,9 @@ def _lowest_point(ps: PrimitiveSet) -> float:
     return float(min(caps + ells))
 
 
-def build_person(p: PersonParams) -> PersonModel:
-    """Pose, dress and place one person; feet (the lowest point) rest on the ground plane."""
+def build_person(p: PersonParams, with_keypoints: bool = True) -> PersonModel:
+    """Pose, dress and place one person; feet (the lowest point) rest on the ground plane. ``with_keypoints=False``
+    skips the 308 keypoints (for images only); the primitives are the same."""
     sk = skeleton(p.shape, p.pose)
     head = HeadModel(sk.dims['head'])
     ps = PrimitiveSet()
@@ -128,7 +130,7 @@ def build_person(p: PersonParams) -> PersonModel:
     for side in SIDES:
         _arm(ps, sk, side, p.look)
         _leg(ps, sk, side, p.look)
-    keypoints, tolerance = body_keypoints(sk, head)
+    keypoints, tolerance = body_keypoints(sk, head) if with_keypoints else (np.zeros((0, 3)), np.zeros(0))
     rot = ry(p.yaw)
     trans = np.array([p.x, -_lowest_point(ps), p.z])
     return PersonModel(prims=ps.transformed(rot, trans), keypoints=keypoints @ rot.T + trans, tolerance=tolerance)

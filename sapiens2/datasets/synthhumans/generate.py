@@ -12,9 +12,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
-from .render import render_scene
+from .render import render_image, render_scene
 from .scene import Scene, sample_scene
-from .writer import coco_records, make_split_dirs, write_annotations, write_sample
+from .writer import coco_records, make_split_dirs, write_annotations, write_image, write_sample
 
 # Bump whenever the rendered output changes, so that cached datasets are regenerated.
 RENDERER_VERSION = 4
@@ -28,17 +28,19 @@ def scene_for(seed: int, split: str, index: int, size: Tuple[int, int]) -> Scene
     return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size)
 
 
-def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int) -> dict:
+def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool) -> dict:
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
-                size=[int(size[0]), int(size[1])], seed=int(seed))
+                size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only))
 
 
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
-                         seed: int = 0, verbose: bool = False) -> str:
+                         seed: int = 0, verbose: bool = False, rgb_only: bool = False) -> str:
     """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
-    replace a set in a folder that is not empty, use :func:`ensure_synthhumans`.
+    replace a set in a folder that is not empty, use :func:`ensure_synthhumans`. ``rgb_only`` writes only
+    ``<split>/rgb/<name>.png`` (the same pixels as a full set), no maps and no annotations: unlabeled images for
+    pretraining, about a tenth of the disk space.
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
@@ -47,19 +49,25 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
                                      'empty; use ensure_synthhumans to reuse or replace a set, or another folder.')
     files = []
     for split, count in (('train', num_train), ('val', num_val)):
-        make_split_dirs(root, split)
+        make_split_dirs(root, split, rgb_only)
         images, annotations = [], []
         for i in range(count):
             name = f'{i:06d}'
-            rendering = render_scene(scene_for(seed, split, i, tuple(size)))
-            files += write_sample(root, split, name, rendering)
-            image, anns = coco_records(rendering, i, f'{split}/rgb/{name}.png', len(annotations) + 1)
-            images.append(image)
-            annotations.extend(anns)
+            scene = scene_for(seed, split, i, tuple(size))
+            if rgb_only:
+                files.append(write_image(root, split, name, render_image(scene)))
+            else:
+                rendering = render_scene(scene)
+                files += write_sample(root, split, name, rendering)
+                image, anns = coco_records(rendering, i, f'{split}/rgb/{name}.png', len(annotations) + 1)
+                images.append(image)
+                annotations.extend(anns)
             if verbose and (i + 1) % 50 == 0:
                 print(f'{split}: {i + 1}/{count}', flush=True)
-        files.append(write_annotations(root, split, images, annotations))
-    manifest = dict(_configuration(num_train, num_val, size, seed), files=[osp.relpath(f, root) for f in files])
+        if not rgb_only:
+            files.append(write_annotations(root, split, images, annotations))
+    manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only),
+                    files=[osp.relpath(f, root) for f in files])
     with open(osp.join(root, MANIFEST), 'w') as f:
         json.dump(manifest, f, indent=1)
     return root
@@ -100,19 +108,20 @@ def _files_to_replace(root: str, wanted: dict, overwrite: bool) -> Optional[List
 
 def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num_val: int = 64,
                        size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
-                       verbose: bool = False) -> str:
+                       verbose: bool = False, rgb_only: bool = False) -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
     A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
-    size, seed) is reused unless ``overwrite``. A set with another configuration, or any set with ``overwrite``, is
-    replaced: only the files its manifest lists are removed (then the folders this left empty), nothing else. A
-    folder that is not empty and holds no set is refused, unless ``overwrite``: the set is then added next to its
+    size, seed, ``rgb_only``: images only, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
+    with another configuration, or any set with ``overwrite``, is replaced: only the files its manifest lists are
+    removed (then the folders this left empty), nothing else. A folder that is not empty and holds no set is
+    refused, unless ``overwrite``: the set is then added next to its
     files. A new file never lands on a file that is not the old set's (:class:`SynthHumansFolderError`).
 
     The set is rendered into a temporary sibling folder and moved into place under a file lock, manifest last, so
     concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
-    wanted = _configuration(num_train, num_val, size, seed)
+    wanted = _configuration(num_train, num_val, size, seed, rgb_only)
     if osp.isdir(root) and not overwrite:
         manifest = read_manifest(root)
         if manifest is not None and configuration(manifest) == wanted:
@@ -127,7 +136,7 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
             return root
         tmp = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.tmp-', dir=parent)
         try:
-            generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose)
+            generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only)
             if osp.lexists(root_abs):
                 install_set(tmp, root, replaced)
             else:

@@ -10,7 +10,9 @@ import shutil
 from typing import List, Optional
 
 MANIFEST = 'manifest.json'
-CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed')
+CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only')
+# Keys added after the first manifests were written, with the value that those older manifests mean.
+CONFIG_DEFAULTS = dict(rgb_only=False)
 
 
 class SynthHumansFolderError(FileExistsError):
@@ -37,7 +39,7 @@ def read_manifest(root: str) -> Optional[dict]:
 
 def configuration(manifest: dict) -> dict:
     """The part of a manifest that decides whether a set can be reused (everything but its file list)."""
-    return {key: manifest.get(key) for key in CONFIG_KEYS}
+    return {key: manifest.get(key, CONFIG_DEFAULTS.get(key)) for key in CONFIG_KEYS}
 
 
 def owned_files(root: str, manifest: dict) -> List[str]:

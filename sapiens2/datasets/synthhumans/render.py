@@ -48,27 +48,40 @@ def _boxes(instance: np.ndarray, n: int):
     return bboxes, areas
 
 
-def render_scene(scene: Scene) -> Rendering:
-    """Render ``scene`` (see :func:`sample_scene`) with z-buffer ray casting and Lambertian shading."""
+def _draw(scene: Scene, models: list):
+    """Rasterise and shade the people of ``scene``: (raster, fg, label/person lookups, primitive ids, albedo, image)."""
     cam = scene.camera
-    K, ext = cam.K, cam.extrinsic
-    models = [build_person(p) for p in scene.persons]
     world = PrimitiveSet()
     for i, model in enumerate(models):
         world.extend(model.prims, person=i)
-    prims = world.transformed(ext[:3, :3], ext[:3, 3])
-    ras = rasterise(prims, K, cam.size)
+    prims = world.transformed(cam.extrinsic[:3, :3], cam.extrinsic[:3, 3])
+    ras = rasterise(prims, cam.K, cam.size)
     labels, colors, persons = _lookup_tables(prims)
     fg = ras.prim >= 0
     pid = np.where(fg, ras.prim, 0)
-    seg = np.where(fg, labels[pid], 0).astype(np.uint8)
-    instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
     albedo = np.where(fg[..., None], colors[pid], 0).astype(np.uint8)
     light = scene.light
     background = render_background(scene.background_seed, cam.size, scene.background_flip)
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
     shade = shading(ras.normal, light.direction, light.ambient, light.intensity)
     image = composite(albedo, shade, fg, background, noise)
+    return ras, fg, labels, persons, pid, albedo, image
+
+
+def render_image(scene: Scene) -> np.ndarray:
+    """Only the BGR image of ``scene``, pixel for pixel that of :func:`render_scene`, without the keypoints and the
+    label maps (for unlabeled pretraining images)."""
+    return _draw(scene, [build_person(p, with_keypoints=False) for p in scene.persons])[-1]
+
+
+def render_scene(scene: Scene) -> Rendering:
+    """Render ``scene`` (see :func:`sample_scene`) with z-buffer ray casting and Lambertian shading."""
+    cam = scene.camera
+    K, ext = cam.K, cam.extrinsic
+    models = [build_person(p) for p in scene.persons]
+    ras, fg, labels, persons, pid, albedo, image = _draw(scene, models)
+    seg = np.where(fg, labels[pid], 0).astype(np.uint8)
+    instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
     keypoints = np.zeros((len(models), 308, 3))
     for i, model in enumerate(models):
         p = model.keypoints @ ext[:3, :3].T + ext[:3, 3]

@@ -14,15 +14,23 @@ FOLDERS = ('rgb', 'mask', 'instance', 'seg', 'albedo', 'normal', 'depth', 'camer
 NUM_KEYPOINTS = 308
 
 
-def make_split_dirs(root: str, split: str) -> None:
-    for folder in FOLDERS:
+def make_split_dirs(root: str, split: str, rgb_only: bool = False) -> None:
+    for folder in ('rgb', ) if rgb_only else FOLDERS:
         os.makedirs(osp.join(root, split, folder), exist_ok=True)
-    os.makedirs(osp.join(root, 'annotations'), exist_ok=True)
+    if not rgb_only:
+        os.makedirs(osp.join(root, 'annotations'), exist_ok=True)
 
 
 def _imwrite(path: str, image: np.ndarray) -> None:
     if not cv2.imwrite(path, image):
         raise OSError(f'could not write {path}; check that the folder exists and is writable')
+
+
+def write_image(root: str, split: str, name: str, image: np.ndarray) -> str:
+    """Write only the image as ``<root>/<split>/rgb/<name>.png``; return its path."""
+    path = osp.join(root, split, 'rgb', f'{name}.png')
+    _imwrite(path, image)
+    return path
 
 
 def write_sample(root: str, split: str, name: str, r: Rendering) -> List[str]:

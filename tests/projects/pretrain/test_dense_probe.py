@@ -1,12 +1,29 @@
-"""Dense-probe metrics against hand computations, and the probe learns when the features hold the answer."""
+"""Dense-probe metrics against hand computations, the reference features, the probe learns when the features hold
+the answer, and it builds the backbone of every config and loads exported checkpoints."""
+import glob
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from mmengine.config import Config
+from mmengine.registry import DefaultScope
 
-from sapiens2_pretrain.dense_probe import (ProbeSettings, _accumulate, _finalise,
-                                                             constant_baseline, train_and_evaluate)
+from sapiens2.datasets.synthhumans import generate_synthhumans
+from sapiens2_pretrain import export_backbone
+from sapiens2_pretrain.dense_probe import (
+    ProbeSettings,
+    _accumulate,
+    _finalise,
+    build_frozen_backbone,
+    constant_baseline,
+    extract_features,
+    label_features,
+    load_targets,
+    pixel_features,
+    train_and_evaluate,
+)
 
 
 def test_seg_miou_by_hand():
@@ -58,7 +75,7 @@ def test_probe_beats_constant_when_features_hold_the_answer(task, one_thread):
     else:
         targets = {k: torch.tensor([0.0, 2.0, 5.0])[v][:, None] for k, v in labels.items()}
     feats = {k: F.avg_pool2d(F.one_hot(v, 3).permute(0, 3, 1, 2).float(), 4) for k, v in labels.items()}
-    settings = ProbeSettings(size=(32, 32), hidden=32, epochs=20, batch_size=16, lr=3e-3, num_classes=3)
+    settings = ProbeSettings(size=(32, 32), hidden=32, steps=60, batch_size=16, lr=3e-3, num_classes=3, label_stride=2)
     value = train_and_evaluate(task, (feats['train'], targets['train']), (feats['val'], targets['val']), settings)
     constant = constant_baseline(task, targets['train'], targets['val'], 3)
     assert math.isfinite(value)
@@ -66,3 +83,106 @@ def test_probe_beats_constant_when_features_hold_the_answer(task, one_thread):
         assert value > constant + 0.3
     else:
         assert value < 0.6 * constant
+
+
+def test_probe_trains_on_the_first_num_train_samples_only():
+    labels = _blobs(8, 0)
+    feats = F.avg_pool2d(F.one_hot(labels, 3).permute(0, 3, 1, 2).float(), 4)
+    settings = ProbeSettings(size=(32, 32), hidden=8, steps=2, batch_size=4, num_classes=3, num_train=4)
+    garbage = feats.clone()
+    garbage[4:] = float('nan')  # samples beyond num_train must never be read
+    value = train_and_evaluate('seg', (garbage, labels), (feats, labels), settings)
+    assert math.isfinite(value)
+    with pytest.raises(ValueError, match='num_train=9'):
+        train_and_evaluate('seg', (feats, labels), (feats, labels), ProbeSettings(num_train=9, num_classes=3))
+    with pytest.raises(ValueError, match='layers'):
+        ProbeSettings(layers='middle')
+
+
+def test_pixel_features_stack_each_patch():
+    images = torch.randint(0, 256, (1, 3, 4, 6), dtype=torch.uint8)
+    feats = pixel_features(images, 2)
+    assert feats.shape == (1, 12, 2, 3)
+    rgb = (images.float().flip(1) - torch.tensor([123.675, 116.28, 103.53]).view(1, 3, 1, 1)) / torch.tensor(
+        [58.395, 57.12, 57.375]).view(1, 3, 1, 1)
+    # channel c * 4 + dy * 2 + dx of cell (1, 2) is pixel (2 + dy, 4 + dx) of channel c
+    torch.testing.assert_close(feats[0, 1 * 4 + 1 * 2 + 0, 1, 2], rgb[0, 1, 3, 4])
+
+
+@pytest.fixture(scope='module')
+def small_synthhumans(tmp_path_factory):
+    return generate_synthhumans(str(tmp_path_factory.mktemp('probe') / 'synth'), num_train=2, num_val=1,
+                                size=(32, 24))
+
+
+def test_label_features_pool_the_ground_truth(small_synthhumans):
+    feats = label_features(small_synthhumans, 'train', (32, 24), stride=8)
+    assert feats.shape == (2, 29 + 3 + 1 + 1, 4, 3)
+    torch.testing.assert_close(feats[:, :29].sum(1), torch.ones(2, 4, 3))  # pooled one-hot part labels
+    depth = load_targets(small_synthhumans, 'train', 'depth', (32, 24))
+    torch.testing.assert_close(feats[:, -1], F.avg_pool2d((depth > 0).float(), 8)[:, 0])  # person mask
+
+
+def _nano_cfg(**kwargs):
+    return dict(type='Sapiens2', arch='sapiens2_nano', patch_size=8, **kwargs)
+
+
+def test_all_layers_concatenate_every_block_and_end_with_the_last(one_thread):
+    images = torch.randint(0, 256, (2, 3, 32, 24), dtype=torch.uint8)
+    torch.manual_seed(0)
+    every = build_frozen_backbone(_nano_cfg(), size=(32, 24), layers='all')
+    last = build_frozen_backbone(_nano_cfg(), size=(32, 24), layers='last')
+    last.load_state_dict(every.state_dict())
+    all_feats = extract_features(every, images, 'all')
+    last_feats = extract_features(last, images, 'last')
+    assert all_feats.shape == (2, 2 * 64, 4, 3) and last_feats.shape == (2, 64, 4, 3)
+    torch.testing.assert_close(all_feats[:, 64:], last_feats)
+
+
+@pytest.mark.parametrize('source', ['student', 'teacher'])
+def test_exported_and_training_checkpoints_load_into_the_probe(tiny_pretrainer, tmp_path, source, one_thread):
+    model = tiny_pretrainer()
+    with torch.no_grad():
+        for p in model.teacher['backbone'].parameters():
+            p.add_(0.01 * torch.randn_like(p))  # the teacher differs from the student
+    expected = model.backbone if source == 'student' else model.teacher['backbone']
+    exported = str(tmp_path / 'backbone.safetensors')
+    export_backbone(model.state_dict(), exported, source=source)
+    training = str(tmp_path / 'iter_1.pth')
+    torch.save(dict(state_dict=model.state_dict(), meta={}), training)
+    images = torch.randint(0, 256, (2, 3, 64, 48), dtype=torch.uint8)
+    cfg = dict(type='Sapiens2', arch='sapiens2_nano', img_size=(64, 48))
+    reference = build_frozen_backbone(cfg, size=(64, 48), layers='last')
+    reference.load_state_dict(expected.state_dict())
+    want = extract_features(reference, images, 'last')
+    prefix = 'auto' if source == 'student' else 'teacher.backbone.'
+    for checkpoint, key_prefix in ((exported, 'auto'), (training, prefix)):
+        probe = build_frozen_backbone(cfg, checkpoint, key_prefix, size=(64, 48), layers='last')
+        torch.testing.assert_close(extract_features(probe, images, 'last'), want)
+
+
+def _configs():
+    paths = sorted(p for p in glob.glob('configs/*/*.py') + glob.glob('projects/*/configs/*.py') if '_base_' not in p)
+    assert len(paths) > 25
+    return paths
+
+
+@pytest.mark.parametrize('path', _configs())
+def test_probe_builds_the_backbone_of_every_config(path, one_thread):
+    cfg = Config.fromfile(path)
+    backbone = dict(cfg.model.backbone)
+    backbone['arch'] = 'sapiens2_nano'  # every config's own settings (patch size, 4K tokenizer, ...) at nano size
+    with DefaultScope.overwrite_default_scope(cfg.get('default_scope', 'sapiens2')):
+        model = build_frozen_backbone(backbone, size=(128, 128))
+    feats = extract_features(model, torch.randint(0, 256, (1, 3, 128, 128), dtype=torch.uint8))
+    stride = backbone.get('patch_size', 16) * (backbone.get('window_size', 4) if backbone.get('use_tokenizer') else 1)
+    assert feats.shape == (1, 2 * 64, 128 // stride, 128 // stride) and torch.isfinite(feats).all()
+
+
+def test_probe_takes_other_registered_backbones(one_thread):
+    import mmseg.models  # noqa: F401  (registers mmseg's backbones)
+    with DefaultScope.overwrite_default_scope('sapiens2'):
+        model = build_frozen_backbone(dict(type='mmseg.ResNetV1c', depth=18, out_indices=(0, 1, 2, 3)), size=(64, 48))
+    feats = extract_features(model, torch.randint(0, 256, (1, 3, 64, 48), dtype=torch.uint8))
+    assert feats.shape == (1, 64 + 128 + 256 + 512, 16, 12)  # every stage, resized to the finest (stride 4)
+    assert np.isfinite(feats.numpy()).all()

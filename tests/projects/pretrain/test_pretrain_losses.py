@@ -4,7 +4,7 @@ import math
 import pytest
 import torch
 
-from sapiens2_pretrain.models import DINOLoss, KoLeoLoss, MAELoss, patchify
+from sapiens2_pretrain.models import DINOLoss, KoLeoLoss, MAELoss, patchify, unpatchify
 
 
 def test_koleo_matches_hand_computation():
@@ -65,6 +65,38 @@ def test_dino_loss_gradient_flows_to_student_only():
     loss(student, [], teacher, iteration=0).backward()
     assert all(s.grad is not None for s in student)
     assert all(t.grad is None for t in teacher)
+
+
+def _entropy(p):
+    return -sum(x * math.log(x) for x in p if x > 0)
+
+
+def _softmax(v, t):
+    e = [math.exp(x / t) for x in v]
+    return [x / sum(e) for x in e]
+
+
+def test_dino_health_monitors_by_hand():
+    loss = DINOLoss(out_dim=3, student_temp=0.1, teacher_temp=0.5, warmup_iters=0)
+    loss.center.copy_(torch.tensor([[0.0, 0.5, 0.0]]))
+    teacher = [torch.tensor([[1.0, 0.5, 0.0]]), torch.tensor([[0.0, 0.5, 1.0]])]
+    student = [torch.tensor([[0.1, 0.2, 0.3]]), torch.tensor([[0.0, 0.0, 0.0]])]
+    health = loss.health(student, teacher, iteration=10)
+    p0, p1 = _softmax([1.0, 0.0, 0.0], 0.5), _softmax([0.0, 0.0, 1.0], 0.5)  # centred, sharpened
+    assert health['teacher_entropy'].item() == pytest.approx((_entropy(p0) + _entropy(p1)) / 2, rel=1e-5)
+    mean = [(a + b) / 2 for a, b in zip(p0, p1)]
+    assert health['teacher_batch_entropy'].item() == pytest.approx(_entropy(mean), rel=1e-5)
+    s0 = _softmax([0.1, 0.2, 0.3], 0.1)
+    assert health['student_entropy'].item() == pytest.approx((_entropy(s0) + math.log(3)) / 2, rel=1e-5)
+    assert health['used_prototypes'].item() == pytest.approx(2 / 2)  # arg-max 0 and 2: two of min(K=3, N=2)
+    assert health['center_norm'].item() == pytest.approx(0.5)
+    same = loss.health(student, [teacher[0], teacher[0]], iteration=10)
+    assert same['used_prototypes'].item() == pytest.approx(1 / 2)  # one prototype for every sample: collapse
+
+
+def test_unpatchify_inverts_patchify():
+    img = torch.randn(2, 3, 8, 12)
+    torch.testing.assert_close(unpatchify(patchify(img, 4), 4, (2, 3)), img, rtol=0, atol=0)
 
 
 def test_patchify_order():

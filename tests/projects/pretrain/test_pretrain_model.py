@@ -7,6 +7,9 @@ import torch
 from sapiens2_pretrain.engine import TeacherEMAHook
 from sapiens2_pretrain.models import DINOHead, MAEDecoder
 from sapiens2_pretrain.models.mae_decoder import sincos_pos_embed_2d
+from sapiens2_pretrain.reconstruction import mae_reconstruction
+
+HEALTH = {'teacher_entropy', 'student_entropy', 'teacher_batch_entropy', 'used_prototypes', 'center_norm'}
 
 
 def test_dino_head_is_weight_normalised_and_bounded():
@@ -43,12 +46,17 @@ def test_teacher_starts_as_frozen_copy_of_student(tiny_pretrainer):
     assert not any(p.requires_grad for p in model.teacher.parameters())
 
 
+def _total(losses: dict) -> torch.Tensor:
+    return sum(v for k, v in losses.items() if k.startswith('loss_'))
+
+
 def test_loss_backward_reaches_student_not_teacher(tiny_pretrainer, tiny_inputs):
     model = tiny_pretrainer()
     losses = model(tiny_inputs(), mode='loss')
-    assert set(losses) == {'loss_mae', 'loss_dino', 'loss_koleo'}
+    assert set(losses) == {'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', *HEALTH}
     assert all(torch.isfinite(v) for v in losses.values())
-    sum(losses.values()).backward()
+    assert not any(v.requires_grad for k, v in losses.items() if not k.startswith('loss_'))
+    _total(losses).backward()
     assert model.backbone.patch_embed.projection.weight.grad.abs().sum() > 0
     assert model.mae_decoder.mask_token.grad.abs().sum() > 0
     assert model.dino_head.prototypes.weight.grad.abs().sum() > 0
@@ -64,6 +72,46 @@ def test_loss_weights_and_centre_update(tiny_pretrainer, tiny_inputs):
     assert not torch.equal(model.dino_loss.center, before)
     with pytest.raises(ValueError, match='Unknown loss_weights'):
         tiny_pretrainer(loss_weights=dict(contrastive=1.0))
+    for bad in (dict(mae=0.0, dino=0.0, koleo=0.0), dict(mae=-1.0)):
+        with pytest.raises(ValueError, match='>= 0 and not all 0'):
+            tiny_pretrainer(loss_weights=bad)
+
+
+def _forbid(module):
+    def fail(*args, **kwargs):
+        raise AssertionError(f'{type(module).__name__} must not run')
+    module.forward = fail
+
+
+def test_mae_only_runs_no_teacher_and_no_dino_head(tiny_pretrainer, tiny_inputs):
+    model = tiny_pretrainer(loss_weights=dict(dino=0.0, koleo=0.0))
+    _forbid(model.teacher['backbone'])
+    _forbid(model.dino_head)
+    losses = model(tiny_inputs(), mode='loss')
+    assert losses['loss_dino'] == 0 and losses['loss_koleo'] == 0 and losses['loss_mae'] > 0
+    assert torch.isfinite(losses['koleo']) and not HEALTH & set(losses)  # KoLeo still logged, no DINO monitors
+    _total(losses).backward()
+    assert model.backbone.cls_token.grad is not None and model.dino_head.prototypes.weight.grad is None
+
+
+def test_contrastive_only_runs_no_decoder(tiny_pretrainer, tiny_inputs):
+    model = tiny_pretrainer(loss_weights=dict(mae=0.0))
+    _forbid(model.mae_decoder)
+    losses = model(tiny_inputs(), mode='loss')
+    assert losses['loss_mae'] == 0 and 'mae' not in losses and HEALTH <= set(losses)
+    _total(losses).backward()
+    assert model.mae_decoder.mask_token.grad is None and model.dino_head.prototypes.weight.grad is not None
+
+
+def test_mae_reconstruction_keeps_visible_patches(tiny_pretrainer):
+    model = tiny_pretrainer()
+    images = torch.randn(2, 3, 64, 48)
+    mask, recon = mae_reconstruction(model, images, torch.Generator().manual_seed(0))
+    assert mask.shape == recon.shape == images.shape
+    # 12 patches of 16x16 per view, round(0.75 * 12) = 9 masked
+    assert mask[:, 0].float().mean().item() == pytest.approx(9 / 12)
+    torch.testing.assert_close(recon[~mask], images[~mask])
+    assert not torch.allclose(recon[mask], images[mask])
 
 
 def test_sparse_student_equals_dense_encoder_when_nothing_masked(tiny_pretrainer):
@@ -116,5 +164,5 @@ def test_bf16_autocast_gives_finite_fp32_losses(tiny_pretrainer, tiny_inputs):
     with torch.autocast('cpu', dtype=torch.bfloat16):
         losses = model(tiny_inputs(), mode='loss')
     assert all(v.dtype == torch.float32 and torch.isfinite(v) for v in losses.values())
-    sum(losses.values()).backward()
+    _total(losses).backward()
     assert torch.isfinite(model.backbone.patch_embed.projection.weight.grad).all()

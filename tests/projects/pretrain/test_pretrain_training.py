@@ -9,8 +9,8 @@ import sys
 import pytest
 import torch
 
-from sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
 from sapiens2.engine.checkpoint import load_weights
+from sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
 
 CONFIG = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'
 ITERS = 80
@@ -60,7 +60,7 @@ def test_export_cli_and_dense_probe_ranking(pretrain_run, synthhumans_root, tmp_
          timeout=60)
     out = tmp_path / 'probe.json'
     _run(['tools/dense_probe.py', CONFIG, '--checkpoint', exported, '--task', 'seg', '--data-root', synthhumans_root,
-          '--size', '128', '96', '--epochs', '15', '--out', str(out)])
+          '--size', '128', '96', '--steps', '200', '--out', str(out)])
     pretrained = json.loads(out.read_text())
     settings = ProbeSettings(**dict(pretrained['settings'], size=tuple(pretrained['settings']['size'])))
     random_init = dense_probe(dict(type='Sapiens2', arch='sapiens2_nano'), None, 'seg', synthhumans_root, settings)

@@ -68,6 +68,30 @@ class DINOLoss(nn.Module):
         return total / pairs
 
     @torch.no_grad()
+    def health(self, student_global: Sequence[Tensor], teacher_global: Sequence[Tensor],
+               iteration: int) -> dict[str, Tensor]:
+        """Collapse monitors over the global views (no gradient), before the centre update of this step:
+
+        * ``teacher_entropy`` / ``student_entropy``: mean per-sample entropy (nats) of the centred, sharpened
+          teacher distribution and of the student distribution; ``log K`` is a uniform (flat) output;
+        * ``teacher_batch_entropy``: entropy of the batch-mean teacher distribution; near 0 when every sample
+          picks the same prototype;
+        * ``used_prototypes``: distinct teacher arg-max prototypes divided by ``min(K, N)`` for the N global
+          samples; ``1 / min(K, N)`` means one prototype for everything;
+        * ``center_norm``: L2 norm of the centre.
+        """
+        teacher = torch.cat([self.teacher_probs(t, iteration) for t in teacher_global])
+        student = torch.cat([F.softmax(s.float() / self.student_temp, dim=-1) for s in student_global])
+
+        def entropy(p: Tensor) -> Tensor:
+            return -(p * p.clamp(min=1e-12).log()).sum(dim=-1)
+
+        used = teacher.argmax(dim=-1).unique().numel() / min(teacher.shape[0], teacher.shape[1])
+        return dict(teacher_entropy=entropy(teacher).mean(), student_entropy=entropy(student).mean(),
+                    teacher_batch_entropy=entropy(teacher.mean(dim=0)),
+                    used_prototypes=teacher.new_tensor(used), center_norm=self.center.norm())
+
+    @torch.no_grad()
     def update_center(self, teacher_logits: Tensor) -> None:
         """EMA update of the centre with the (all-reduced) batch mean of teacher logits (N, K)."""
         batch_mean = teacher_logits.detach().float().mean(dim=0, keepdim=True)

@@ -15,6 +15,15 @@ def patchify(images: Tensor, patch_size: int) -> Tensor:
     return x.permute(0, 2, 4, 3, 5, 1).reshape(b, (h // p) * (w // p), p * p * c)
 
 
+def unpatchify(patches: Tensor, patch_size: int, grid: tuple[int, int], channels: int = 3) -> Tensor:
+    """Inverse of :func:`patchify`: (B, rows * cols, p * p * C) -> (B, C, rows * p, cols * p)."""
+    b = patches.shape[0]
+    rows, cols = grid
+    p = patch_size
+    x = patches.reshape(b, rows, cols, p, p, channels)
+    return x.permute(0, 5, 1, 3, 2, 4).reshape(b, channels, rows * p, cols * p)
+
+
 @MODELS.register_module()
 class MAELoss(nn.Module):
     """MSE between predicted and target patches, averaged over masked patches only.

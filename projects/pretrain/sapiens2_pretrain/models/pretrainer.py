@@ -29,7 +29,8 @@ class Sapiens2Pretrainer(BaseModel):
       distributions supervise the student's global (other view) and local [CLS] distributions;
     * KoLeo spreads the student's global [CLS] features, per view.
 
-    ``loss = mae * L_mae + dino * L_dino + koleo * L_koleo`` with ``loss_weights`` (paper: 1.0 / 0.4 / 0.04).
+    ``loss = mae * L_mae + dino * L_dino + koleo * L_koleo`` with ``loss_weights`` (paper: 1.0 / 0.4 / 0.04); a
+    weight of 0 skips its term (ablations: MAE only, contrastive + KoLeo only).
     The teacher is updated by :meth:`update_teacher`, called by ``TeacherEMAHook`` after each optimizer step.
     ``mae_decoder`` and ``dino_head`` configs get ``in_channels`` (and the decoder ``patch_size`` and
     ``num_prefix_tokens``) from the backbone; ``dino_loss`` gets ``out_dim`` from the head.
@@ -65,6 +66,8 @@ class Sapiens2Pretrainer(BaseModel):
         unknown = set(weights) - set(DEFAULT_LOSS_WEIGHTS)
         if unknown:
             raise ValueError(f'Unknown loss_weights keys {sorted(unknown)}; valid: {sorted(DEFAULT_LOSS_WEIGHTS)}')
+        if any(v < 0 for v in weights.values()) or not any(weights.values()):
+            raise ValueError(f'loss_weights must be >= 0 and not all 0, got {weights}')
         self.loss_weights = weights
         self.teacher = nn.ModuleDict(dict(backbone=copy.deepcopy(self.backbone),
                                           dino_head=copy.deepcopy(self.dino_head)))
@@ -101,27 +104,39 @@ class Sapiens2Pretrainer(BaseModel):
                          'tools/dense_probe.py to evaluate a pretrained backbone.')
 
     def loss(self, inputs: dict) -> dict[str, Tensor]:
+        """The weighted losses (``loss_*``) and, for the log, training-health values without gradient: ``mae``,
+        ``koleo`` (unweighted) and the :meth:`DINOLoss.health` monitors. A term whose weight is 0 is not computed
+        (its ``loss_*`` is 0): MAE-only training runs no teacher, contrastive-only training no decoder."""
         global_views = inputs['global_views']
         num_global = global_views.shape[1]
         images = _views_first(global_views)
         grid = (images.shape[2] // self.backbone.patch_size, images.shape[3] // self.backbone.patch_size)
         mask, keep_indices = self.mask_generator(images.shape[0], grid)
         mask, keep_indices = mask.to(images.device), keep_indices.to(images.device)
+        w = self.loss_weights
+        zero = images.new_zeros(())
+        out = dict(loss_mae=zero, loss_dino=zero, loss_koleo=zero)
 
         tokens = self.backbone(images, keep_indices=keep_indices)[0]
-        loss_mae = self.mae_loss(self.mae_decoder(tokens, keep_indices, grid), images, mask)
-
+        if w['mae']:
+            loss_mae = self.mae_loss(self.mae_decoder(tokens, keep_indices, grid), images, mask)
+            out.update(loss_mae=w['mae'] * loss_mae, mae=loss_mae.detach())
         student_cls = tokens[:, 0]
-        student_global = self.dino_head(student_cls).chunk(num_global)
-        student_local = self._local_logits(inputs['local_views'])
-        with torch.no_grad():
-            teacher_logits = self.teacher['dino_head'](self.teacher['backbone'](images)[0][:, 0])
-        loss_dino = self.dino_loss(student_global, student_local, teacher_logits.chunk(num_global),
-                                   self._iteration())
-        self.dino_loss.update_center(teacher_logits)
-        loss_koleo = torch.stack([self.koleo_loss(c) for c in student_cls.chunk(num_global)]).mean()
-        w = self.loss_weights
-        return dict(loss_mae=w['mae'] * loss_mae, loss_dino=w['dino'] * loss_dino, loss_koleo=w['koleo'] * loss_koleo)
+        with torch.set_grad_enabled(torch.is_grad_enabled() and bool(w['koleo'])):
+            loss_koleo = torch.stack([self.koleo_loss(c) for c in student_cls.chunk(num_global)]).mean()
+        out.update(loss_koleo=w['koleo'] * loss_koleo, koleo=loss_koleo.detach())
+        if w['dino']:
+            student_global = self.dino_head(student_cls).chunk(num_global)
+            student_local = self._local_logits(inputs['local_views'])
+            with torch.no_grad():
+                teacher_logits = self.teacher['dino_head'](self.teacher['backbone'](images)[0][:, 0])
+            iteration = self._iteration()
+            teacher_global = teacher_logits.chunk(num_global)
+            loss_dino = self.dino_loss(student_global, student_local, teacher_global, iteration)
+            out.update(self.dino_loss.health(student_global, teacher_global, iteration))
+            self.dino_loss.update_center(teacher_logits)
+            out['loss_dino'] = w['dino'] * loss_dino
+        return out
 
     def _local_logits(self, local_views: Tensor) -> tuple[Tensor, ...]:
         num_local = local_views.shape[1]

@@ -1,0 +1,46 @@
+# Pretraining of the tiny backbone on unlabeled SynthHumans images (CPU scale): the paper's objective (sparse MAE +
+# DINO-style self-distillation + KoLeo, weights 1.0 / 0.4 / 0.04) at 128x96 with 8-pixel patches (a 16x12 token grid,
+# the grid of the tiny task recipes), 2 local 64x48 views, batch 32. Used by benchmarks/pretrain_probe.py
+# (docs/pretraining.md), whose variants only change model.loss_weights.
+# Images: python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_unlabeled --rgb-only \
+#     --num-train 4000 --num-val 16 --size 128 96 --seed 1
+_base_ = ['./_base_/pretrain_1024x768.py']
+
+image_size = (128, 96)
+local_size = (64, 48)
+num_local = 2
+max_iters = 300
+warmup_iters = 30
+
+model = dict(
+    backbone=dict(arch='sapiens2_tiny', img_size=image_size, patch_size=8),
+    mae_decoder=dict(embed_dims=128, num_layers=2, num_heads=4),
+    dino_head=dict(num_prototypes=1024, hidden_dim=512, bottleneck_dim=128),
+    dino_loss=dict(warmup_iters=warmup_iters))
+
+train_pipeline = [
+    dict(type='LoadImageOrSkip'),
+    dict(type='MultiViewCrop', global_size=image_size, local_size=local_size, num_local=num_local),
+    dict(type='PackMultiViewInputs'),
+]
+train_dataloader = dict(
+    batch_size=32,
+    num_workers=0,
+    persistent_workers=False,
+    pin_memory=False,
+    dataset=dict(data_root='data/synthhumans_unlabeled/train/rgb', verify=True, pipeline=train_pipeline))
+train_cfg = dict(max_iters=max_iters)
+
+optim_wrapper = dict(
+    _delete_=True,
+    type='OptimWrapper',
+    constructor='StudentOptimWrapperConstructor',
+    optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05),
+    paramwise_cfg={{_base_.optim_wrapper.paramwise_cfg}},
+    clip_grad=dict(max_norm=5.0, norm_type=2))
+param_scheduler = [
+    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),
+    dict(type='CosineAnnealingLR', T_max=max_iters - warmup_iters, eta_min=1e-6, by_epoch=False, begin=warmup_iters,
+         end=max_iters),
+]
+default_hooks = dict(logger=dict(interval=10), checkpoint=dict(interval=max_iters, max_keep_ckpts=1))
