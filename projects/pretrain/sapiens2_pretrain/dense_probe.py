@@ -1,6 +1,8 @@
 """Dense probing (the paper's protocol): a frozen backbone + one fixed lightweight decoder trained with identical
 hyper-parameters for every backbone, on segmentation (mIoU), surface normals (mean angular error, degrees) or depth
-(absolute relative error of the predicted Z channel of the pointmap), so that backbones can be ranked.
+(absolute relative error of the predicted Z channel of the pointmap after per-image median scaling: the relative
+depth of the people, as Sapiens2 pointmaps are compared in a canonical, scale-free space), so that backbones can be
+ranked.
 
 Data layout (SynthHumans): ``<root>/<split>/rgb/<name>.png`` (BGR) with ``seg/<name>.png`` (class ids, 255 ignored),
 ``normal/<name>.npy`` (HxWx3 unit normals, 0 on background) and ``depth/<name>.npy`` (HxW metric Z, 0 on background).
@@ -43,7 +45,7 @@ class ProbeSettings:
     steps: int = 400
     batch_size: int = 16
     lr: float = 2e-3
-    weight_decay: float = 1e-4
+    weight_decay: float = 0.05
     num_classes: int = 29
     label_stride: int = 4
     num_train: int | None = None
@@ -233,7 +235,11 @@ def _loss(task: str, out: Tensor, target: Tensor) -> Tensor:
     if task == 'normal':
         cos = F.cosine_similarity(out, target, dim=1)
         return (1 - cos)[fg].mean()
-    return (out[:, 0] - torch.log(target[:, 0].clamp(min=1e-3))).abs()[fg].mean()
+    # scale-invariant L1 on log-depth: each image's mean log-ratio over its person pixels is removed
+    weight = fg.float()
+    ratio = out[:, 0] - torch.log(target[:, 0].clamp(min=1e-3))
+    offset = (ratio * weight).sum(dim=(1, 2)) / weight.sum(dim=(1, 2)).clamp(min=1.0)
+    return ((ratio - offset[:, None, None]).abs() * weight).sum() / weight.sum().clamp(min=1.0)
 
 
 def _foreground(task: str, target: Tensor) -> Tensor:
@@ -252,9 +258,16 @@ def _accumulate(task: str, out: Tensor, target: Tensor, stats: dict, num_classes
         cos = F.cosine_similarity(out, target, dim=1).clamp(-1, 1)
         errors = torch.rad2deg(torch.acos(cos))[fg]
     else:
-        errors = ((out[:, 0].exp() - target[:, 0]).abs() / target[:, 0].clamp(min=1e-6))[fg]
+        errors = torch.cat([_median_scaled_abs_rel(pred[m], gt[m]) for pred, gt, m in
+                            zip(out[:, 0].float().exp(), target[:, 0], fg) if m.any()] or [out.new_zeros(0)])
     stats['sum'] = stats.get('sum', 0.0) + float(errors.sum())
     stats['count'] = stats.get('count', 0) + int(errors.numel())
+
+
+def _median_scaled_abs_rel(pred: Tensor, gt: Tensor) -> Tensor:
+    """Per-pixel ``|s * pred - gt| / gt`` with ``s = median(gt) / median(pred)`` (medians over the given pixels)."""
+    scale = gt.quantile(0.5) / pred.quantile(0.5).clamp(min=1e-12)
+    return (scale * pred - gt).abs() / gt.clamp(min=1e-6)
 
 
 def _finalise(task: str, stats: dict, num_classes: int) -> float:
@@ -273,7 +286,8 @@ def _out_channels(task: str, num_classes: int) -> int:
 
 def constant_baseline(task: str, train_targets: Tensor, val_targets: Tensor, num_classes: int) -> float:
     """Metric of the best constant predictor fitted on the training targets (majority class, mean normal
-    direction, median log-depth), the floor a probe has to beat."""
+    direction; for depth any constant, which median scaling turns into each image's median depth), the floor a
+    probe has to beat."""
     if task == 'seg':
         valid = train_targets[train_targets != 255]
         out = F.one_hot(torch.bincount(valid, minlength=num_classes).argmax(), num_classes).float()

@@ -46,11 +46,14 @@ def test_normal_angle_and_depth_abs_rel_by_hand():
     stats = {}
     _accumulate('normal', pred, target, stats, num_classes=0)
     assert _finalise('normal', stats, 0) == pytest.approx(45.0, abs=1e-3)
-    depth = torch.tensor([[[[2.0, 4.0, 0.0]]]])
-    log_pred = torch.log(torch.tensor([[[[3.0, 4.0, 7.0]]]]))
+    depth = torch.tensor([[[[2.0, 4.0, 0.0]]], [[[5.0, 5.0, 10.0]]]])
+    log_pred = torch.log(torch.tensor([[[[3.0, 4.0, 7.0]]], [[[1.0, 1.0, 2.0]]]]))
     stats = {}
     _accumulate('depth', log_pred, depth, stats, num_classes=0)
-    assert _finalise('depth', stats, 0) == pytest.approx((0.5 + 0.0) / 2)
+    # image 0: medians 3 (gt) and 3.5 (pred) -> pred * 6/7 = (18/7, 24/7); the background pixel is ignored.
+    # image 1: a scaled copy of its ground truth -> no error.
+    errors = [(18 / 7 - 2) / 2, (4 - 24 / 7) / 4, 0.0, 0.0, 0.0]
+    assert _finalise('depth', stats, 0) == pytest.approx(sum(errors) / 5)
 
 
 def _blobs(n: int, seed: int) -> torch.Tensor:

@@ -1,0 +1,544 @@
+"""Does Sapiens2 pretraining give better dense features than random init, and the joint objective than MAE alone?
+
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --workers 2            # the full benchmark (docs table)
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --quick --workers 2    # smoke run, a few CPU-minutes
+    python benchmarks/pretrain_probe.py --report                                 # table/plots from cached cells
+
+On SynthHumans at 128x96, the tiny backbone (patch 8) is pretrained for a fixed number of iterations with each
+objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer``, and for ``full_paper`` the paper's teacher
+temperatures instead of DINO's 0.04; everything else identical) on unlabeled RGB-only images, by ``tools/train.py``
+with ``projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py``.
+The frozen teacher backbones, a random init and two references (raw pixels, ground-truth features) are then probed
+with one fixed decoder and fixed settings (``ProbeSettings`` below) on body-part segmentation (mIoU), normals (mean
+angle) and depth (AbsRel) with small labeled sets. Seeds are fixed in advance: seed ``s`` is the pretraining seed
+(init, masks, augmentation, data order) of the probed backbone, the random-init seed and the probe decoder's seed.
+
+Every cell (one pretraining run; one probe of one backbone, seed, task and label budget) writes its own JSON under
+``--results`` and is skipped when that file exists, so an interrupted run resumes. Heavy files (training work dirs,
+checkpoints) go under ``--work-dir``. ``--report`` (also run at the end) prints the table, writes it into
+``docs/pretraining.md`` between the ``pretrain_probe`` markers and draws the training-health and MAE-reconstruction
+pictures.
+"""
+import argparse
+import dataclasses
+import glob
+import json
+import os
+import os.path as osp
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+CONFIG = 'projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py'
+# The config keeps the paper's teacher temperature (0.065 -> 0.07); at this scale its teacher stays uniform (see
+# docs/pretraining.md), so the contrastive variants use DINO's default teacher temperature 0.04 and ``full_paper``
+# keeps the paper's value.
+DINO_TEACHER_TEMP = ['model.dino_loss.warmup_teacher_temp=0.04', 'model.dino_loss.teacher_temp=0.04']
+VARIANTS = {
+    'full': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP),
+    'mae': dict(weights=dict(mae=1.0, dino=0.0, koleo=0.0), options=[]),
+    'dino': dict(weights=dict(mae=0.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP),
+    'full_paper': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=[]),
+}
+BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'pixels', 'labels')
+NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo only',
+             full='full (MAE + CLS + KoLeo)', full_paper='full, paper teacher temperature',
+             pixels='raw pixels (reference)', labels='ground-truth features (ceiling)',
+             constant='best constant (floor)')
+TASKS = ('seg', 'normal', 'depth')
+TASK_HEAD = dict(seg='seg mIoU (%) ↑', normal='normal angle (°) ↓', depth='depth AbsRel ↓')
+MARK_START, MARK_END = '<!-- pretrain_probe table start -->', '<!-- pretrain_probe table end -->'
+HEALTH_KEYS = ('loss', 'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', 'teacher_entropy', 'student_entropy',
+               'teacher_batch_entropy', 'used_prototypes', 'center_norm', 'lr', 'grad_norm')
+
+
+@dataclass
+class Setting:
+    """Everything fixed in advance for one benchmark setting."""
+    name: str
+    unlabeled: dict
+    labeled: dict
+    iters: int
+    warmup: int
+    seeds: tuple
+    budgets: tuple
+    steps: dict
+    probe: dict
+    reference_seeds: tuple = (0, )
+    extra_options: list = field(default_factory=list)
+
+
+# Probe settings, fixed before any pretrained backbone was probed (chosen on random-init and ground-truth features):
+# the decoder trains 300 steps with 64 labeled images (75 epochs) and 1200 with 512 (37.5 epochs).
+PROBE = dict(size=(128, 96), layers='all', hidden=96, batch_size=16, lr=2e-3, weight_decay=0.05, label_stride=4)
+SETTINGS = {
+    'full': Setting('full', unlabeled=dict(num_train=4000, num_val=16, size=(128, 96), seed=1),
+                    labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0),
+                    iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
+                    probe=PROBE),
+    'quick': Setting('quick', unlabeled=dict(num_train=128, num_val=4, size=(128, 96), seed=1),
+                     labeled=dict(num_train=32, num_val=16, size=(128, 96), seed=0),
+                     iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
+                     extra_options=['train_dataloader.batch_size=8']),
+}
+REFERENCES = ('pixels', 'labels')  # fixed features: probed with the first seed only
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='smoke setting (tiny data, few iterations, one seed)')
+    parser.add_argument('--workers', type=int, default=2, help='cells run in parallel, one thread each (default 2)')
+    parser.add_argument('--results', default=None, help='cell JSON folder (default benchmarks/results/pretrain_probe/'
+                        '<setting>)')
+    parser.add_argument('--work-dir', default=None, help='training work dirs and checkpoints (default '
+                        'work_dirs/pretrain_probe/<setting>)')
+    parser.add_argument('--docs', default=None, help='markdown file whose table to update (default '
+                        'docs/pretraining.md for the full setting, none for --quick)')
+    parser.add_argument('--report', action='store_true', help='only build the table and pictures from the cells')
+    parser.add_argument('--job', help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.setting = SETTINGS['quick' if args.quick else 'full']
+    name = args.setting.name
+    args.results = args.results or osp.join(ROOT, 'benchmarks', 'results', 'pretrain_probe', name)
+    args.work_dir = args.work_dir or osp.join(ROOT, 'work_dirs', 'pretrain_probe', name)
+    if args.docs is None and not args.quick:
+        args.docs = osp.join(ROOT, 'docs', 'pretraining.md')
+    return args
+
+
+# ------------------------------------------------------------------------------------------------- paths
+def data_roots(setting: Setting) -> tuple[str, str]:
+    suffix = '' if setting.name == 'full' else f'_{setting.name}'
+    return (osp.join(ROOT, 'data', f'synthhumans_unlabeled{suffix}'),
+            osp.join(ROOT, 'data', f'synthhumans_probe{suffix}'))
+
+
+def pretrain_json(args, variant: str, seed: int) -> str:
+    return osp.join(args.results, 'pretrain', f'{variant}-s{seed}.json')
+
+
+def probe_json(args, backbone: str, seed: int, task: str, budget: int) -> str:
+    return osp.join(args.results, 'probe', f'{backbone}-s{seed}-{task}-{budget}.json')
+
+
+def backbone_file(args, variant: str, seed: int) -> str:
+    return osp.join(args.work_dir, f'{variant}-s{seed}', 'teacher_backbone.safetensors')
+
+
+def _write_json(path: str, data: dict) -> None:
+    os.makedirs(osp.dirname(path), exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(data, f, indent=1)
+    os.replace(tmp, path)
+
+
+def _read_json(path: str) -> dict:
+    with open(path) as f:
+        return json.load(f)
+
+
+def _config():
+    """The pretraining config (``import sapiens2`` first: it resolves the ``sapiens2::`` base configs)."""
+    from mmengine.config import Config
+
+    import sapiens2  # noqa: F401
+    return Config.fromfile(osp.join(ROOT, CONFIG))
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+# -------------------------------------------------------------------------------------------------- jobs
+def job_data(args) -> None:
+    """Renders (or reuses) the unlabeled RGB-only set and the labeled probe set."""
+    from sapiens2.datasets.synthhumans import ensure_synthhumans
+    path = osp.join(args.results, 'data.json')
+    if osp.isfile(path):
+        return
+    unlabeled, labeled = data_roots(args.setting)
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    s = args.setting
+    ensure_synthhumans(unlabeled, rgb_only=True, **dict(s.unlabeled, size=tuple(s.unlabeled['size'])))
+    ensure_synthhumans(labeled, **dict(s.labeled, size=tuple(s.labeled['size'])))
+    _write_json(path, dict(unlabeled=dict(s.unlabeled, rgb_only=True), labeled=s.labeled,
+                           cpu_s=_cpu_seconds() - cpu, wall_s=time.perf_counter() - start))
+
+
+def pretrain_command(args, variant: str, seed: int) -> list[str]:
+    s = args.setting
+    unlabeled, _ = data_roots(s)
+    weights = VARIANTS[variant]['weights']
+    options = [f'model.loss_weights.{k}={v}' for k, v in weights.items()] + VARIANTS[variant]['options'] + [
+        f'randomness.seed={seed}', f'train_cfg.max_iters={s.iters}',
+        f'train_dataloader.dataset.data_root={osp.join(unlabeled, "train", "rgb")}',
+        f'param_scheduler.0.end={s.warmup}', f'param_scheduler.1.begin={s.warmup}',
+        f'param_scheduler.1.T_max={s.iters - s.warmup}', f'param_scheduler.1.end={s.iters}',
+        f'model.dino_loss.warmup_iters={s.warmup}', f'default_hooks.checkpoint.interval={s.iters}',
+        'default_hooks.logger.interval=10' if s.iters >= 50 else 'default_hooks.logger.interval=2',
+    ] + s.extra_options
+    return [sys.executable, 'tools/train.py', CONFIG, '--work-dir', osp.join(args.work_dir, f'{variant}-s{seed}'),
+            '--cfg-options', *options]
+
+
+def _scalars(work_dir: str) -> list[dict]:
+    files = sorted(glob.glob(osp.join(work_dir, '*', 'vis_data', 'scalars.json')))
+    if not files:
+        raise FileNotFoundError(f'no scalars.json under {work_dir}: did the training run fail?')
+    with open(files[-1]) as f:
+        rows = [json.loads(line) for line in f]
+    return [dict(iter=r['iter'], **{k: r[k] for k in HEALTH_KEYS if k in r}) for r in rows if 'loss' in r]
+
+
+def job_pretrain(args, variant: str, seed: int) -> None:
+    from sapiens2_pretrain.export import export_backbone
+    s = args.setting
+    work_dir = osp.join(args.work_dir, f'{variant}-s{seed}')
+    command = pretrain_command(args, variant, seed)
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    with open(osp.join(args.work_dir, f'{variant}-s{seed}.log'), 'w') as log:
+        subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
+    checkpoint = osp.join(work_dir, f'iter_{s.iters}.pth')
+    export_backbone(checkpoint, backbone_file(args, variant, seed), source='teacher')
+    _write_json(pretrain_json(args, variant, seed), dict(
+        variant=variant, seed=seed, loss_weights=VARIANTS[variant]['weights'], iters=s.iters, config=CONFIG,
+        command=' '.join(osp.relpath(c, ROOT) if c.startswith(ROOT) else c for c in command[1:]),
+        cpu_s=_cpu_seconds() - cpu, wall_s=time.perf_counter() - start, log=_scalars(work_dir)))
+
+
+def _probe_settings(args, seed: int, budget: int):
+    from sapiens2_pretrain.dense_probe import ProbeSettings
+    return ProbeSettings(**dict(args.setting.probe, steps=args.setting.steps[budget], num_train=budget, seed=seed))
+
+
+def _features(args, backbone: str, seed: int):
+    """(train, val) features of the labeled set for one probed backbone."""
+    import torch
+
+    from sapiens2_pretrain.dense_probe import (
+        build_frozen_backbone,
+        extract_features,
+        label_features,
+        load_images,
+        pixel_features,
+    )
+    _, labeled = data_roots(args.setting)
+    size = tuple(args.setting.probe['size'])
+    stride = 8  # the tiny backbone's patch size: every probed feature map is on the same 16x12 grid
+    if backbone == 'labels':
+        return tuple(label_features(labeled, split, size, stride) for split in ('train', 'val'))
+    images = [load_images(labeled, split, size) for split in ('train', 'val')]
+    if backbone == 'pixels':
+        return tuple(pixel_features(x, stride) for x in images)
+    cfg = _config()
+    checkpoint = None if backbone == 'random' else backbone_file(args, backbone, seed)
+    torch.manual_seed(seed)
+    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, size=size,
+                                  layers=args.setting.probe['layers'])
+    return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
+
+
+def job_probe(args, backbone: str, seed: int) -> None:
+    from sapiens2_pretrain.dense_probe import TASKS as PROBE_TASKS
+    from sapiens2_pretrain.dense_probe import constant_baseline, load_targets, train_and_evaluate
+    cells = [(t, b) for t in TASKS for b in args.setting.budgets if not osp.isfile(probe_json(args, backbone, seed,
+                                                                                             t, b))]
+    if not cells:
+        return
+    _, labeled = data_roots(args.setting)
+    size = tuple(args.setting.probe['size'])
+    cpu = _cpu_seconds()
+    train_feats, val_feats = _features(args, backbone, seed)
+    feature_cpu = (_cpu_seconds() - cpu) / len(cells)
+    for task in TASKS:
+        todo = [b for t, b in cells if t == task]
+        if not todo:
+            continue
+        train_targets, val_targets = (load_targets(labeled, split, task, size) for split in ('train', 'val'))
+        for budget in todo:
+            cpu = _cpu_seconds()
+            settings = _probe_settings(args, seed, budget)
+            value = train_and_evaluate(task, (train_feats, train_targets), (val_feats, val_targets), settings)
+            constant = constant_baseline(task, train_targets[:budget], val_targets, settings.num_classes)
+            _write_json(probe_json(args, backbone, seed, task, budget), dict(
+                backbone=backbone, seed=seed, task=task, budget=budget, metric=PROBE_TASKS[task]['metric'],
+                value=value, constant_baseline=constant, num_val=int(val_targets.shape[0]),
+                settings=dataclasses.asdict(settings), cpu_s=_cpu_seconds() - cpu + feature_cpu))
+
+
+def run_job(args, job: str) -> None:
+    import logging
+
+    import torch
+    from mmengine.logging import MMLogger
+    torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', '1')))
+    MMLogger.get_instance('mmengine').setLevel(logging.WARNING)
+    kind, *rest = job.split(':')
+    if kind == 'data':
+        job_data(args)
+    elif kind == 'pretrain':
+        job_pretrain(args, rest[0], int(rest[1]))
+    elif kind == 'probe':
+        job_probe(args, rest[0], int(rest[1]))
+    else:
+        raise ValueError(f'unknown job {job!r}')
+
+
+# --------------------------------------------------------------------------------------------- scheduler
+def _jobs(args) -> list[tuple[str, list[str], bool]]:
+    """(job, dependencies, done) in priority order, seed by seed (so that seed 0 is complete first): the
+    pretraining runs, then the probes, each after its pretraining."""
+    s = args.setting
+    jobs = [('data', [], osp.isfile(osp.join(args.results, 'data.json')))]
+    for seed in s.seeds:
+        for variant in VARIANTS:
+            jobs.append((f'pretrain:{variant}:{seed}', ['data'], osp.isfile(pretrain_json(args, variant, seed))))
+        for backbone in BACKBONES:
+            if backbone in REFERENCES and seed not in s.reference_seeds:
+                continue
+            deps = ['data'] + ([f'pretrain:{backbone}:{seed}'] if backbone in VARIANTS else [])
+            done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets)
+            jobs.append((f'probe:{backbone}:{seed}', deps, done))
+    return jobs
+
+
+def schedule(args) -> None:
+    jobs = _jobs(args)
+    done = {name for name, _, finished in jobs if finished}
+    pending = [(name, deps) for name, deps, finished in jobs if not finished]
+    running: dict[int, tuple[str, subprocess.Popen]] = {}
+    base = [sys.executable, osp.abspath(__file__), '--results', args.results, '--work-dir', args.work_dir]
+    base += ['--quick'] if args.setting.name == 'quick' else []
+    threads = '1' if args.workers > 1 else '2'
+    os.makedirs(args.work_dir, exist_ok=True)
+    start = time.perf_counter()
+    while pending or running:
+        ready = [(n, d) for n, d in pending if all(x in done for x in d)]
+        while ready and len(running) < args.workers:
+            name, deps = ready.pop(0)
+            pending.remove((name, deps))
+            env = dict(os.environ, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+            log = open(osp.join(args.work_dir, name.replace(':', '-') + '.job.log'), 'w')
+            proc = subprocess.Popen(base + ['--job', name], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            running[proc.pid] = (name, proc)
+            print(f'[{time.perf_counter() - start:7.0f} s] start {name}', flush=True)
+        if not running:
+            raise RuntimeError(f'jobs {[n for n, _ in pending]} wait for jobs that did not finish')
+        pid, status = os.wait()
+        if pid not in running:
+            continue
+        name, _ = running.pop(pid)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f'job {name} failed; see {osp.join(args.work_dir, name.replace(":", "-"))}.job.log')
+        done.add(name)
+        print(f'[{time.perf_counter() - start:7.0f} s] done  {name}', flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ report
+def _stats(values: list[float]) -> tuple[float, float]:
+    import numpy as np
+    arr = np.asarray(values, dtype=float)
+    return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
+
+
+def collect(args) -> dict:
+    """{(backbone, task, budget): [values over seeds]}, constants and CPU seconds from the cell files."""
+    s = args.setting
+    values, constants, cpu = {}, {}, dict(data=0.0, pretrain=0.0, probe=0.0)
+    if osp.isfile(osp.join(args.results, 'data.json')):
+        cpu['data'] = _read_json(osp.join(args.results, 'data.json'))['cpu_s']
+    for path in glob.glob(osp.join(args.results, 'pretrain', '*.json')):
+        cpu['pretrain'] += _read_json(path)['cpu_s']
+    for backbone in BACKBONES:
+        for task in TASKS:
+            for budget in s.budgets:
+                cells = [probe_json(args, backbone, seed, task, budget) for seed in s.seeds]
+                cells = [_read_json(p) for p in cells if osp.isfile(p)]
+                if cells:
+                    values[backbone, task, budget] = [c['value'] for c in cells]
+                    constants[task, budget] = cells[0]['constant_baseline']
+                    cpu['probe'] += sum(c['cpu_s'] for c in cells)
+    return dict(values=values, constants=constants, cpu=cpu)
+
+
+def _fmt(task: str, value: float) -> str:
+    return f'{100 * value:.1f}' if task == 'seg' else (f'{value:.2f}' if task == 'normal' else f'{value:.4f}')
+
+
+def _better(task: str, a: float, b: float) -> float:
+    """How much better ``a`` is than ``b`` (positive = better) in the task's direction."""
+    return a - b if task == 'seg' else b - a
+
+
+def verdicts(args, results: dict) -> list[dict]:
+    """Full objective vs random init and vs MAE only, per task and budget: difference and its size in seed std
+    (the larger of the two standard deviations)."""
+    rows = []
+    for full_name, other in (('full', 'random'), ('full', 'mae'), ('full_paper', 'random'), ('full_paper', 'mae')):
+        for task in TASKS:
+            for budget in args.setting.budgets:
+                full = results['values'].get((full_name, task, budget))
+                ref = results['values'].get((other, task, budget))
+                if not full or not ref:
+                    continue
+                (mf, sf), (mr, sr) = _stats(full), _stats(ref)
+                diff, sigma = _better(task, mf, mr), max(sf, sr)
+                rows.append(dict(full=full_name, other=other, task=task, budget=budget, diff=diff, sigma=sigma,
+                                 beyond_3_std=bool(sigma > 0 and diff > 3 * sigma), better=diff > 0))
+    return rows
+
+
+def table(args, results: dict) -> str:
+    s = args.setting
+    head = '| backbone | ' + ' | '.join(f'{TASK_HEAD[t]} @{b}' for t in TASKS for b in s.budgets) + ' |'
+    lines = [head, '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
+    for backbone in BACKBONES:
+        cells = []
+        for task in TASKS:
+            for budget in s.budgets:
+                vals = results['values'].get((backbone, task, budget))
+                if not vals:
+                    cells.append('–')
+                    continue
+                mean, std = _stats(vals)
+                spread = (f'{100 * std:.1f}' if task == 'seg' else _fmt(task, std)) if len(vals) > 1 else '–'
+                cells.append(f'{_fmt(task, mean)} ± {spread}')
+        lines.append(f'| {NAMES[backbone]} | ' + ' | '.join(cells) + ' |')
+    constants = [_fmt(t, results['constants'][t, b]) if (t, b) in results['constants'] else '–' for t in TASKS
+                 for b in s.budgets]
+    lines.append(f'| {NAMES["constant"]} | ' + ' | '.join(constants) + ' |')
+    lines += ['', 'Differences of the means (positive = the first is better; seg in mIoU points), in units of the '
+              'larger seed std of the two in brackets; ✓ = more than 3 std.', '',
+              '| comparison | ' + ' | '.join(f'{t} @{b}' for t in TASKS for b in s.budgets) + ' |',
+              '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
+    rows = {}
+    for v in verdicts(args, results):
+        scale = 100 if v['task'] == 'seg' else 1
+        digits = 1 if v['task'] == 'seg' else (2 if v['task'] == 'normal' else 4)
+        ratio = f'{v["diff"] / v["sigma"]:.1f}' if v['sigma'] > 0 else '–'
+        rows.setdefault((v['full'], v['other']), {})[v['task'], v['budget']] = (
+            f'{scale * v["diff"]:+.{digits}f} ({ratio}){" ✓" if v["beyond_3_std"] else ""}')
+    for (full, other), cells in rows.items():
+        lines.append(f'| {NAMES[full]} vs {NAMES[other]} | ' + ' | '.join(cells.get((t, b), '–') for t in TASKS
+                                                                            for b in s.budgets) + ' |')
+    cpu = results['cpu']
+    total = sum(cpu.values())
+    lines += ['', f'CPU time: {total / 60:.0f} CPU-minutes in all (data {cpu["data"] / 60:.1f}, pretraining '
+              f'{cpu["pretrain"] / 60:.0f}, probes {cpu["probe"] / 60:.0f}), i.e. about {total / 120:.0f} minutes '
+              f'on 2 quiet cores.']
+    return '\n'.join(lines)
+
+
+def update_docs(path: str, text: str) -> None:
+    with open(path) as f:
+        doc = f.read()
+    if MARK_START not in doc or MARK_END not in doc:
+        raise ValueError(f'{path} lacks the markers {MARK_START} / {MARK_END} around the table to replace')
+    head, rest = doc.split(MARK_START, 1)
+    _, tail = rest.split(MARK_END, 1)
+    with open(path, 'w') as f:
+        f.write(f'{head}{MARK_START}\n{text}\n{MARK_END}{tail}')
+
+
+def plot_health(args, out: str) -> None:
+    """Training-health curves of every pretraining run (variants by colour, seeds by line style)."""
+    import math
+
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    panels = [('mae', 'MAE loss (masked patches)'), ('koleo', 'KoLeo value (unweighted)'),
+              ('teacher_entropy', 'teacher entropy (nats)'), ('student_entropy', 'student entropy (nats)'),
+              ('teacher_batch_entropy', 'entropy of the batch-mean teacher output'),
+              ('used_prototypes', 'used prototypes (distinct arg-max / batch)'), ('center_norm', 'centre norm'),
+              ('loss_dino', 'weighted DINO loss')]
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7))
+    colours = dict(mae='tab:blue', dino='tab:orange', full='tab:green', full_paper='tab:red')
+    styles = ['-', '--', ':']
+    log_k = math.log(_config().model.dino_head.num_prototypes)
+    for path in sorted(glob.glob(osp.join(args.results, 'pretrain', '*.json'))):
+        cell = _read_json(path)
+        for ax, (key, _) in zip(axes.flat, panels):
+            points = [(r['iter'], r[key]) for r in cell['log'] if key in r]
+            if points and (key != 'loss_dino' or cell['variant'] != 'mae'):
+                ax.plot(*zip(*points), styles[cell['seed'] % 3], color=colours[cell['variant']],
+                        label=f'{cell["variant"]} s{cell["seed"]}')
+    for ax, (key, title) in zip(axes.flat, panels):
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel('iteration')
+        if 'entropy' in key:
+            ax.axhline(log_k, color='grey', lw=0.8, ls='--')
+            ax.text(0, log_k, ' log K (uniform)', va='bottom', fontsize=8, color='grey')
+    axes.flat[1].legend(fontsize=7)  # the KoLeo panel has every run
+    fig.suptitle('Sapiens2 tiny pretraining on SynthHumans 128x96: training health '
+                 '(mae = MAE only, dino = contrastive + KoLeo only, full = joint objective)')
+    fig.tight_layout()
+    fig.savefig(out, dpi=80)
+    plt.close(fig)
+
+
+def plot_reconstruction(args, out: str, num: int = 6) -> None:
+    """Held-out images, the masked student input and the MAE reconstructions of the seed-0 MAE-only and full runs."""
+    import cv2
+    import numpy as np
+    import torch
+    from mmengine.registry import DefaultScope
+
+    from sapiens2.engine.checkpoint import load_model_weights
+    from sapiens2.registry import MODELS
+    from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
+    from sapiens2_pretrain.reconstruction import mae_reconstruction
+    _, labeled = data_roots(args.setting)
+    images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num)
+    mean, std = torch.tensor(MEAN).view(1, 3, 1, 1), torch.tensor(STD).view(1, 3, 1, 1)
+    x = (images.float().flip(1) - mean) / std
+    cfg = _config()
+    rows = [images.flip(1).float()]
+    for variant in ('mae', 'full'):
+        checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{args.setting.iters}.pth')
+        if not osp.isfile(checkpoint):
+            continue
+        with DefaultScope.overwrite_default_scope('sapiens2'):
+            model = MODELS.build(cfg.model)
+        load_model_weights(model, checkpoint, strict=True)
+        model.eval()
+        mask, recon = mae_reconstruction(model, x, torch.Generator().manual_seed(0))
+        if len(rows) == 1:
+            rows.append(torch.where(mask, torch.full_like(x, 0.5 * 255), images.flip(1).float()))
+        rows.append((recon * std + mean).clamp(0, 255))
+    grid = torch.cat([torch.cat(list(r), dim=2) for r in rows], dim=1)  # (3, rows * H, num * W), RGB
+    picture = grid.permute(1, 2, 0).numpy().astype(np.uint8)[..., ::-1]
+    picture = cv2.resize(picture, None, fx=2, fy=2, interpolation=cv2.INTER_NEAREST)
+    cv2.imwrite(out, picture, [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def report(args) -> str:
+    results = collect(args)
+    text = table(args, results)
+    print(text)
+    if args.docs:
+        update_docs(args.docs, text)
+        images = osp.join(osp.dirname(args.docs), 'images')
+        os.makedirs(images, exist_ok=True)
+        plot_health(args, osp.join(images, 'pretraining_health.png'))
+        plot_reconstruction(args, osp.join(images, 'pretraining_mae_reconstruction.jpg'))
+    return text
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.job:
+        run_job(args, args.job)
+        return
+    if not args.report:
+        schedule(args)
+    report(args)
+
+
+if __name__ == '__main__':
+    main()

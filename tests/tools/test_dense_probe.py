@@ -1,0 +1,40 @@
+"""tools/dense_probe.py probes a config's backbone from an exported checkpoint and writes the result."""
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from sapiens2.datasets.synthhumans import generate_synthhumans
+from sapiens2_pretrain import export_backbone
+from tests.projects.pretrain.conftest import build_tiny_pretrainer
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location('dense_probe_tool', REPO / 'tools' / 'dense_probe.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize('task', ['seg', 'depth'])
+def test_cli_probes_an_exported_backbone(tmp_path, monkeypatch, capsys, task):
+    root = generate_synthhumans(str(tmp_path / 'synth'), num_train=2, num_val=1, size=(32, 32))
+    exported = str(tmp_path / 'nano.safetensors')
+    export_backbone(build_tiny_pretrainer().state_dict(), exported, source='teacher')
+    out = tmp_path / 'probe.json'
+    monkeypatch.setattr(sys, 'argv', ['dense_probe.py', str(REPO / CONFIG), '--checkpoint', exported, '--task', task,
+                                      '--data-root', root, '--size', '32', '32', '--steps', '2', '--num-train', '2',
+                                      '--layers', 'last', '--out', str(out)])
+    monkeypatch.chdir(REPO)
+    _tool().main()
+    result = json.loads(out.read_text())
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == result
+    assert result['task'] == task and result['checkpoint'] == exported and result['num_train'] == 2
+    assert result['settings']['steps'] == 2 and result['settings']['layers'] == 'last'
+    assert math.isfinite(result['value']) and math.isfinite(result['constant_baseline'])
