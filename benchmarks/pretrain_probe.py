@@ -68,6 +68,7 @@ class Setting:
     steps: dict
     probe: dict
     reference_seeds: tuple = (0, )
+    variant_seeds: dict = field(default_factory=dict)
     extra_options: list = field(default_factory=list)
 
 
@@ -78,13 +79,13 @@ SETTINGS = {
     'full': Setting('full', unlabeled=dict(num_train=4000, num_val=16, size=(128, 96), seed=1),
                     labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0),
                     iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
-                    probe=PROBE),
+                    probe=PROBE, variant_seeds=dict(full_paper=(0, ))),
     'quick': Setting('quick', unlabeled=dict(num_train=128, num_val=4, size=(128, 96), seed=1),
                      labeled=dict(num_train=32, num_val=16, size=(128, 96), seed=0),
                      iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
                      extra_options=['train_dataloader.batch_size=8']),
 }
-REFERENCES = ('pixels', 'labels')  # fixed features: probed with the first seed only
+REFERENCES = ('pixels', 'labels')  # fixed features: probed with the first seed only (``reference_seeds``)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -291,19 +292,27 @@ def run_job(args, job: str) -> None:
 
 # --------------------------------------------------------------------------------------------- scheduler
 def _jobs(args) -> list[tuple[str, list[str], bool]]:
-    """(job, dependencies, done) in priority order, seed by seed (so that seed 0 is complete first): the
-    pretraining runs, then the probes, each after its pretraining."""
+    """(job, dependencies, done) in priority order, so that a partial run is already a table: seed by seed (seed 0
+    of random init, the references and every variant first), then the variants probed with fewer seeds
+    (``variant_seeds``). Within a seed the probes of fixed features come first, then each variant's pretraining
+    followed by its probe; the scheduler starts the first job whose dependencies are done, so one worker pretrains
+    while the other probes."""
     s = args.setting
+    core = [v for v in VARIANTS if v not in s.variant_seeds]
+    groups = [(seed, core, ['random'] + (list(REFERENCES) if seed in s.reference_seeds else [])) for seed in s.seeds]
+    groups += [(seed, [v], []) for v, seeds in s.variant_seeds.items() for seed in seeds]
     jobs = [('data', [], osp.isfile(osp.join(args.results, 'data.json')))]
-    for seed in s.seeds:
-        for variant in VARIANTS:
+
+    def probe(backbone: str, seed: int) -> tuple[str, list[str], bool]:
+        deps = ['data'] + ([f'pretrain:{backbone}:{seed}'] if backbone in VARIANTS else [])
+        done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets)
+        return f'probe:{backbone}:{seed}', deps, done
+
+    for seed, variants, fixed in groups:
+        jobs += [probe(backbone, seed) for backbone in fixed]
+        for variant in variants:
             jobs.append((f'pretrain:{variant}:{seed}', ['data'], osp.isfile(pretrain_json(args, variant, seed))))
-        for backbone in BACKBONES:
-            if backbone in REFERENCES and seed not in s.reference_seeds:
-                continue
-            deps = ['data'] + ([f'pretrain:{backbone}:{seed}'] if backbone in VARIANTS else [])
-            done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets)
-            jobs.append((f'probe:{backbone}:{seed}', deps, done))
+            jobs.append(probe(variant, seed))
     return jobs
 
 

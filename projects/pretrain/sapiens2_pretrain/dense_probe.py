@@ -27,6 +27,7 @@ TASKS = dict(seg=dict(metric='mIoU', lower_is_better=False),
 LAYERS = ('all', 'last')
 MEAN = (123.675, 116.28, 103.53)
 STD = (58.395, 57.12, 57.375)
+LOG_DEPTH_RANGE = 20.0  # depth predictions are clamped to exp(±20) x their image's median before the metric
 
 
 @dataclass
@@ -64,6 +65,7 @@ class ProbeDecoder(nn.Module):
 
     def __init__(self, in_channels: int, out_channels: int, hidden: int = 96, upscale: int = 1) -> None:
         super().__init__()
+        self.upscale = upscale
         self.register_buffer('mean', torch.zeros(1, in_channels, 1, 1))
         self.register_buffer('std', torch.ones(1, in_channels, 1, 1))
         self.layers = nn.Sequential(nn.Conv2d(in_channels, hidden, 1), nn.GELU(),
@@ -77,6 +79,14 @@ class ProbeDecoder(nn.Module):
         var = features.var(dim=(0, 2, 3), keepdim=True)
         self.mean.copy_(features.mean(dim=(0, 2, 3), keepdim=True))
         self.std.copy_(torch.sqrt(var + 1e-2 * var.mean() + 1e-12))
+
+    def start_at(self, constant: Tensor) -> None:
+        """Starts the decoder as the constant predictor ``constant`` (out_channels, ): zero weights and that bias in
+        the output convolution, so that training starts from the floor instead of from random outputs."""
+        out_conv = self.layers[-2]
+        nn.init.zeros_(out_conv.weight)
+        with torch.no_grad():
+            out_conv.bias.copy_(constant.to(out_conv.bias).repeat_interleave(self.upscale**2))
 
     def forward(self, features: Tensor, size: tuple[int, int]) -> Tensor:
         out = self.layers((features - self.mean) / self.std)
@@ -259,15 +269,18 @@ def _accumulate(task: str, out: Tensor, target: Tensor, stats: dict, num_classes
         errors = torch.rad2deg(torch.acos(cos))[fg]
     else:
         errors = torch.cat([_median_scaled_abs_rel(pred[m], gt[m]) for pred, gt, m in
-                            zip(out[:, 0].float().exp(), target[:, 0], fg) if m.any()] or [out.new_zeros(0)])
+                            zip(out[:, 0].float(), target[:, 0], fg) if m.any()] or [out.new_zeros(0)])
     stats['sum'] = stats.get('sum', 0.0) + float(errors.sum())
     stats['count'] = stats.get('count', 0) + int(errors.numel())
 
 
-def _median_scaled_abs_rel(pred: Tensor, gt: Tensor) -> Tensor:
-    """Per-pixel ``|s * pred - gt| / gt`` with ``s = median(gt) / median(pred)`` (medians over the given pixels)."""
-    scale = gt.quantile(0.5) / pred.quantile(0.5).clamp(min=1e-12)
-    return (scale * pred - gt).abs() / gt.clamp(min=1e-6)
+def _median_scaled_abs_rel(log_pred: Tensor, gt: Tensor) -> Tensor:
+    """Per-pixel ``|s * pred - gt| / gt`` for ``pred = exp(log_pred)`` with ``s = median(gt) / median(pred)``
+    (medians over the given pixels). ``pred`` is taken relative to its median log value, clamped to a factor
+    ``exp(±LOG_DEPTH_RANGE)``, so that a wild prediction gives a large finite error instead of an overflow."""
+    relative = (log_pred - log_pred.quantile(0.5)).clamp(-LOG_DEPTH_RANGE, LOG_DEPTH_RANGE).exp()
+    scale = gt.quantile(0.5) / relative.quantile(0.5)
+    return (scale * relative - gt).abs() / gt.clamp(min=1e-6)
 
 
 def _finalise(task: str, stats: dict, num_classes: int) -> float:
@@ -284,18 +297,23 @@ def _out_channels(task: str, num_classes: int) -> int:
     return dict(seg=num_classes, normal=3, depth=1)[task]
 
 
-def constant_baseline(task: str, train_targets: Tensor, val_targets: Tensor, num_classes: int) -> float:
-    """Metric of the best constant predictor fitted on the training targets (majority class, mean normal
-    direction; for depth any constant, which median scaling turns into each image's median depth), the floor a
-    probe has to beat."""
+def constant_output(task: str, train_targets: Tensor, num_classes: int) -> Tensor:
+    """The best constant decoder output (out_channels, ) on the training targets: log class frequencies (whose
+    arg-max is the majority class), the mean normal direction, the median log depth (for depth any constant is
+    equivalent: median scaling turns it into each image's median depth)."""
     if task == 'seg':
-        valid = train_targets[train_targets != 255]
-        out = F.one_hot(torch.bincount(valid, minlength=num_classes).argmax(), num_classes).float()
-    elif task == 'normal':
-        out = F.normalize(train_targets.permute(1, 0, 2, 3).flatten(1)[:, _foreground(task, train_targets).flatten()]
-                          .mean(1), dim=0)
-    else:
-        out = torch.log(train_targets[train_targets > 0]).median().reshape(1)
+        counts = torch.bincount(train_targets[train_targets != 255], minlength=num_classes).float()
+        return torch.log((counts + 1) / (counts.sum() + num_classes))
+    if task == 'normal':
+        return F.normalize(train_targets.permute(1, 0, 2, 3).flatten(1)[:, _foreground(task, train_targets).flatten()]
+                           .mean(1), dim=0)
+    return torch.log(train_targets[train_targets > 0]).median().reshape(1)
+
+
+def constant_baseline(task: str, train_targets: Tensor, val_targets: Tensor, num_classes: int) -> float:
+    """Metric of the best constant predictor fitted on the training targets (:func:`constant_output`), the floor a
+    probe has to beat, and the probe decoder's starting point."""
+    out = constant_output(task, train_targets, num_classes)
     pred = out.view(1, -1, 1, 1).expand(val_targets.shape[0], -1, *val_targets.shape[-2:])
     stats: dict = {}
     _accumulate(task, pred, val_targets, stats, num_classes)
@@ -322,6 +340,7 @@ def train_and_evaluate(task: str, train: tuple[Tensor, Tensor], val: tuple[Tenso
     torch.manual_seed(settings.seed)
     decoder = ProbeDecoder(feats.shape[1], _out_channels(task, settings.num_classes), settings.hidden, upscale)
     decoder.set_statistics(feats)
+    decoder.start_at(constant_output(task, train[1][:count], settings.num_classes))
     optimizer = torch.optim.AdamW(decoder.parameters(), lr=settings.lr, weight_decay=settings.weight_decay)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, settings.steps)
     decoder.train()

@@ -13,11 +13,13 @@ from mmengine.registry import DefaultScope
 from sapiens2.datasets.synthhumans import generate_synthhumans
 from sapiens2_pretrain import export_backbone
 from sapiens2_pretrain.dense_probe import (
+    ProbeDecoder,
     ProbeSettings,
     _accumulate,
     _finalise,
     build_frozen_backbone,
     constant_baseline,
+    constant_output,
     extract_features,
     label_features,
     load_targets,
@@ -86,6 +88,56 @@ def test_probe_beats_constant_when_features_hold_the_answer(task, one_thread):
         assert value > constant + 0.3
     else:
         assert value < 0.6 * constant
+
+
+def _people(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Person-like depth maps (n, 1, 32, 32): two upright boxes on background 0, each at its own distance (3-4.5 m)
+    with a 0.2 m bulge across its width, i.e. the few-percent relative depth structure of SynthHumans people; and
+    the ceiling features of ``label_features`` (log depth, person mask) average-pooled by 4."""
+    g = torch.Generator().manual_seed(seed)
+    depth = torch.zeros(n, 1, 32, 32)
+    bulge = 0.2 * torch.cos(torch.linspace(-1.5, 1.5, 8))
+    for i in range(n):
+        for x in (torch.randint(0, 8, (1, ), generator=g).item(), torch.randint(16, 24, (1, ), generator=g).item()):
+            y = torch.randint(0, 8, (1, ), generator=g).item()
+            depth[i, 0, y:y + 24, x:x + 8] = 3.0 + 1.5 * torch.rand(1, generator=g) - bulge
+    log_depth = torch.where(depth > 0, depth.clamp(min=1e-3).log(), torch.zeros_like(depth))
+    return depth, F.avg_pool2d(torch.cat([log_depth, (depth > 0).float()], dim=1), 4)
+
+
+def test_depth_probe_on_ground_truth_features_beats_the_constant(one_thread):
+    (train_depth, train_feats), (val_depth, val_feats) = _people(64, 0), _people(16, 1)
+    settings = ProbeSettings(size=(32, 32), hidden=32, steps=150, batch_size=16, lr=3e-3, num_classes=0,
+                             label_stride=2)
+    value = train_and_evaluate('depth', (train_feats, train_depth), (val_feats, val_depth), settings)
+    constant = constant_baseline('depth', train_depth, val_depth, 0)
+    assert 0.02 < constant < 0.2  # per-image median depth: the people's distances differ by up to 1.5 m
+    assert value < 0.5 * constant
+
+
+@pytest.mark.parametrize('task,channels', [('seg', 3), ('normal', 3), ('depth', 1)])
+def test_probe_decoder_starts_as_the_best_constant(task, channels):
+    labels = _blobs(4, 0)
+    targets = dict(seg=labels, depth=torch.tensor([0.0, 2.0, 5.0])[labels][:, None],
+                   normal=F.normalize(torch.tensor([[0.0, 0, 0], [1, 0, 1], [-1, 0.5, 1]]), dim=1)[labels]
+                   .permute(0, 3, 1, 2))[task]
+    constant = constant_output(task, targets, 3)
+    decoder = ProbeDecoder(5, channels, hidden=8, upscale=2)
+    decoder.start_at(constant)
+    out = decoder(torch.randn(4, 5, 16, 16), (32, 32))
+    torch.testing.assert_close(out, constant.view(1, -1, 1, 1).expand(4, -1, 32, 32))
+    stats = {}
+    _accumulate(task, out, targets, stats, 3)
+    assert _finalise(task, stats, 3) == pytest.approx(constant_baseline(task, targets, targets, 3))
+
+
+def test_depth_metric_stays_finite_on_wild_predictions():
+    depth = torch.full((1, 1, 2, 2), 4.0)
+    log_pred = torch.tensor([[[[0.0, 0.0], [0.0, 500.0]]]])  # exp(500) overflows float32
+    stats = {}
+    _accumulate('depth', log_pred, depth, stats, num_classes=0)
+    value = _finalise('depth', stats, 0)
+    assert math.isfinite(value) and value > 1e6  # the wild pixel counts as a huge, finite error
 
 
 def test_probe_trains_on_the_first_num_train_samples_only():
