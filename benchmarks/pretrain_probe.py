@@ -158,7 +158,7 @@ def _cpu_seconds() -> float:
 # -------------------------------------------------------------------------------------------------- jobs
 def job_data(args) -> None:
     """Renders (or reuses) the unlabeled RGB-only set and the labeled probe set."""
-    from sapiens2.datasets.synthhumans import ensure_synthhumans
+    from sapiens2.datasets.synthhumans import RENDERER_VERSION, ensure_synthhumans
     path = osp.join(args.results, 'data.json')
     if osp.isfile(path):
         return
@@ -168,7 +168,8 @@ def job_data(args) -> None:
     ensure_synthhumans(unlabeled, rgb_only=True, **dict(s.unlabeled, size=tuple(s.unlabeled['size'])))
     ensure_synthhumans(labeled, **dict(s.labeled, size=tuple(s.labeled['size'])))
     _write_json(path, dict(unlabeled=dict(s.unlabeled, rgb_only=True), labeled=s.labeled,
-                           cpu_s=_cpu_seconds() - cpu, wall_s=time.perf_counter() - start))
+                           renderer_version=RENDERER_VERSION, cpu_s=_cpu_seconds() - cpu,
+                           wall_s=time.perf_counter() - start))
 
 
 def pretrain_command(args, variant: str, seed: int) -> list[str]:
@@ -316,7 +317,26 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
     return jobs
 
 
+def check_data(args) -> None:
+    """Refuses to add cells to a results folder whose data were rendered by another SynthHumans renderer version
+    (cells of two renderings would be mixed in one table)."""
+    from sapiens2.datasets.synthhumans import RENDERER_VERSION
+    from sapiens2.datasets.synthhumans.manifest import read_manifest
+    if not osp.isfile(osp.join(args.results, 'data.json')):
+        return
+    for root in data_roots(args.setting):
+        manifest = read_manifest(root)
+        found = None if manifest is None else manifest.get('renderer_version')
+        if found != RENDERER_VERSION:
+            raise RuntimeError(
+                f'the cells in {args.results} were computed on {root}, which is '
+                f'{"missing" if manifest is None else f"rendered by SynthHumans renderer version {found}"}, but this '
+                f'code renders version {RENDERER_VERSION}: move {args.results} away (or pass --results to a new '
+                'folder) to recompute every cell on freshly rendered data.')
+
+
 def schedule(args) -> None:
+    check_data(args)
     jobs = _jobs(args)
     done = {name for name, _, finished in jobs if finished}
     pending = [(name, deps) for name, deps, finished in jobs if not finished]
