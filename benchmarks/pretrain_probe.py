@@ -422,27 +422,37 @@ def verdicts(args, results: dict) -> list[dict]:
     return rows
 
 
+def planned_seeds(s: Setting, backbone: str) -> tuple:
+    """The seeds a backbone is probed with in a setting."""
+    if backbone in REFERENCES:
+        return s.reference_seeds
+    return s.variant_seeds.get(backbone, s.seeds)
+
+
 def table(args, results: dict) -> str:
     s = args.setting
     head = '| backbone | ' + ' | '.join(f'{TASK_HEAD[t]} @{b}' for t in TASKS for b in s.budgets) + ' |'
-    lines = [head, '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
+    lines = ['Mean ± seed std over the seeds run; "(k/n seeds)" marks a cell with fewer seeds than planned, '
+             '"not run" one that has no result yet.', '', head, '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
     for backbone in BACKBONES:
+        planned = len(planned_seeds(s, backbone))
         cells = []
         for task in TASKS:
             for budget in s.budgets:
                 vals = results['values'].get((backbone, task, budget))
                 if not vals:
-                    cells.append('–')
+                    cells.append('not run')
                     continue
                 mean, std = _stats(vals)
-                spread = (f'{100 * std:.1f}' if task == 'seg' else _fmt(task, std)) if len(vals) > 1 else '–'
-                cells.append(f'{_fmt(task, mean)} ± {spread}')
+                spread = f' ± {100 * std:.1f}' if task == 'seg' else f' ± {_fmt(task, std)}'
+                count = f' ({len(vals)}/{planned} seeds)' if len(vals) < planned else ''
+                cells.append(f'{_fmt(task, mean)}{spread if len(vals) > 1 else ""}{count}')
         lines.append(f'| {NAMES[backbone]} | ' + ' | '.join(cells) + ' |')
     constants = [_fmt(t, results['constants'][t, b]) if (t, b) in results['constants'] else '–' for t in TASKS
                  for b in s.budgets]
     lines.append(f'| {NAMES["constant"]} | ' + ' | '.join(constants) + ' |')
     lines += ['', 'Differences of the means (positive = the first is better; seg in mIoU points), in units of the '
-              'larger seed std of the two in brackets; ✓ = more than 3 std.', '',
+              'larger seed std of the two in brackets ("–" with a single seed: no std); ✓ = more than 3 std.', '',
               '| comparison | ' + ' | '.join(f'{t} @{b}' for t in TASKS for b in s.budgets) + ' |',
               '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
     rows = {}
