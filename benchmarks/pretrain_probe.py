@@ -406,7 +406,7 @@ def _better(task: str, a: float, b: float) -> float:
 
 def verdicts(args, results: dict) -> list[dict]:
     """Full objective vs random init and vs MAE only, per task and budget: difference and its size in seed std
-    (the larger of the two standard deviations)."""
+    (the larger of the two standard deviations; none unless both sides have at least two seeds)."""
     rows = []
     for full_name, other in (('full', 'random'), ('full', 'mae'), ('full_paper', 'random'), ('full_paper', 'mae')):
         for task in TASKS:
@@ -416,7 +416,8 @@ def verdicts(args, results: dict) -> list[dict]:
                 if not full or not ref:
                     continue
                 (mf, sf), (mr, sr) = _stats(full), _stats(ref)
-                diff, sigma = _better(task, mf, mr), max(sf, sr)
+                # a std needs two seeds of each: otherwise the difference is reported without a verdict
+                diff, sigma = _better(task, mf, mr), (max(sf, sr) if min(len(full), len(ref)) > 1 else 0.0)
                 rows.append(dict(full=full_name, other=other, task=task, budget=budget, diff=diff, sigma=sigma,
                                  beyond_3_std=bool(sigma > 0 and diff > 3 * sigma), better=diff > 0))
     return rows
@@ -452,7 +453,8 @@ def table(args, results: dict) -> str:
                  for b in s.budgets]
     lines.append(f'| {NAMES["constant"]} | ' + ' | '.join(constants) + ' |')
     lines += ['', 'Differences of the means (positive = the first is better; seg in mIoU points), in units of the '
-              'larger seed std of the two in brackets ("–" with a single seed: no std); ✓ = more than 3 std.', '',
+              'larger seed std of the two in brackets ("–" unless both have two seeds or more); ✓ = more than 3 '
+              'std.', '',
               '| comparison | ' + ' | '.join(f'{t} @{b}' for t in TASKS for b in s.budgets) + ' |',
               '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
     rows = {}
