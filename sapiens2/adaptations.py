@@ -11,6 +11,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os.path as osp
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
@@ -47,6 +48,13 @@ def _version_matches(version: str, patterns: Tuple[str, ...]) -> bool:
 
 
 # --- MMEngine ------------------------------------------------------------------------------------------------------
+
+def _silence_mmengine_pkg_resources_warning() -> None:
+    # MMEngine imports pkg_resources in get_installed_path, and is_installed re-imports it with importlib.reload,
+    # so the warning is attributed to mmengine.utils.package_utils or to importlib.
+    warnings.filterwarnings('ignore', message=re.escape('pkg_resources is deprecated as an API'),
+                            category=UserWarning, module=r'(mmengine\.utils\.package_utils|importlib)$')
+
 
 def _read_checkpoints_with_sapiens2_loader() -> None:
     from mmengine.runner.checkpoint import CheckpointLoader
@@ -101,7 +109,62 @@ def _scope_sapiens2_bases_by_their_default_scope() -> None:
     Config._dict_to_config_dict = staticmethod(_dict_to_config_dict)
 
 
+def _log_the_config_at_debug() -> None:
+    import logging
+
+    from mmengine.runner import FlexibleRunner, Runner
+
+    class ConfigAtDebug(logging.Filter):
+
+        def filter(self, record: logging.LogRecord) -> bool:
+            if record.levelno == logging.INFO and str(record.msg).startswith('Config:\n'):
+                record.levelno, record.levelname = logging.DEBUG, 'DEBUG'
+            return True
+
+    for runner_cls in (Runner, FlexibleRunner):
+
+        def _log_env(self, *args, _upstream=runner_cls._log_env, **kwargs) -> None:
+            demote = ConfigAtDebug()
+            self.logger.addFilter(demote)
+            try:
+                _upstream(self, *args, **kwargs)
+            finally:
+                self.logger.removeFilter(demote)
+            name = osp.basename(self.cfg.filename) if self.cfg.filename else f'{self.timestamp}.py'
+            self.logger.info(f'Config: {osp.join(self.work_dir, name)} (log_level="DEBUG" also logs it here)')
+
+        runner_cls._log_env = _log_env
+
+
+# --- mmpose --------------------------------------------------------------------------------------------------------
+
+def _draw_circles_with_scalar_radius() -> None:
+    import numpy as np
+    from mmpose.visualization.opencv_backend_visualizer import OpencvBackendVisualizer
+    upstream = OpencvBackendVisualizer.draw_circles
+
+    def draw_circles(self, center, radius, *args, **kwargs):
+        if self.backend == 'opencv' and isinstance(radius, np.ndarray) and radius.size == 1:
+            radius = radius.item()
+        return upstream(self, center, radius, *args, **kwargs)
+
+    OpencvBackendVisualizer.draw_circles = draw_circles
+
+
+# --- mmseg ---------------------------------------------------------------------------------------------------------
+
+def _silence_mmseg_build_loss_notice() -> None:
+    warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
+                            category=UserWarning, module=r'mmseg\.models\.builder$')
+
+
 ADAPTATIONS: List[Adaptation] = [
+    # First: later adaptations import MMEngine modules that can import pkg_resources.
+    Adaptation(
+        'quiet-pkg-resources', 'mmengine', ('0.10.7', ),
+        "Hides the `pkg_resources is deprecated` UserWarning that MMEngine's get_installed_path and is_installed "
+        'raise on every command (other warnings, and this one from any other module, still show).',
+        _silence_mmengine_pkg_resources_warning),
     Adaptation(
         'checkpoint-loader', 'mmengine', ('0.10.7', ),
         "MMEngine's local checkpoint scheme reads .safetensors and torch files through sapiens2's one checkpoint "
@@ -128,6 +191,22 @@ ADAPTATIONS: List[Adaptation] = [
         "(default_scope 'mmpose', 'mmseg' or 'sapiens2') instead of 'sapiens2', so packaged pose and seg configs "
         'build from a user config anywhere.',
         _scope_sapiens2_bases_by_their_default_scope),
+    Adaptation(
+        'config-log-at-debug', 'mmengine', ('0.10.7', ),
+        "The Runner logs the resolved config (1,000+ lines for a pose config) at DEBUG instead of INFO and logs the "
+        'path of the copy it writes to the work dir instead.',
+        _log_the_config_at_debug),
+    Adaptation(
+        'pose-visualizer-radius', 'mmpose', ('1.3.2', ),
+        "mmpose's OpenCV visualizer receives keypoint radii as 1-element arrays and calls int() on them, a TypeError "
+        'on numpy >= 2.4; a 1-element radius is passed on as a scalar (PoseLocalVisualizer, PoseVisualizationHook, '
+        'MMPoseInferencer).',
+        _draw_circles_with_scalar_radius),
+    Adaptation(
+        'quiet-mmseg-build-loss', 'mmsegmentation', ('1.2.2', ),
+        "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "
+        'segmentation model build (nothing a user can change; other warnings still show).',
+        _silence_mmseg_build_loss_notice),
 ]
 
 _APPLIED: Dict[str, bool] = {}

@@ -3,10 +3,18 @@ import argparse
 import sys
 from typing import List, Optional
 
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """The command; a user mistake is one error line, exit code 1 (``--debug`` shows the traceback)."""
+    return run_cli(_main, argv, prog='sapiens2')
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog='sapiens2', description='Sapiens2 on MMEngine, mmpose and mmsegmentation.')
     parser.add_argument('--version', action='store_true', help='print the version and exit')
+    add_debug_argument(parser)
     commands = parser.add_subparsers(dest='command')
     commands.add_parser('configs', help='list the packaged configs, by the name a _base_ uses (sapiens2::...)')
     commands.add_parser('adaptations', help='list the changes sapiens2 makes to MMEngine and the OpenMMLab libraries')
@@ -17,8 +25,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f'sapiens2 {__version__}')
         return 0
     if args.command == 'infer':
-        from sapiens2.apis.cli import main as infer_main
-        return infer_main(rest)
+        from sapiens2.apis.cli import _main as infer_main
+        return infer_main(rest + ['--debug'] if args.debug else rest)
     if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     if args.command == 'configs':

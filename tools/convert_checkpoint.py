@@ -6,8 +6,10 @@ The format follows each file's suffix. Only model weights are kept; tensors and 
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
 """
 import argparse
+import sys
 
 from sapiens2.engine.checkpoint import convert_checkpoint
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_rename(text: str):
@@ -21,10 +23,11 @@ def main() -> None:
     parser.add_argument('src', help='input checkpoint (.safetensors, .pth, .bin)')
     parser.add_argument('dst', help='output checkpoint (.safetensors or .pth)')
     parser.add_argument('--rename', type=parse_rename, action='append', default=[], help='OLD=NEW key prefix')
+    add_debug_argument(parser)
     args = parser.parse_args()
     state_dict = convert_checkpoint(args.src, args.dst, args.rename)
     print(f'Wrote {len(state_dict)} tensors to {args.dst}')
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_cli(main))

@@ -1,7 +1,9 @@
 """Evaluate a checkpoint: ``python tools/test.py CONFIG CHECKPOINT [--work-dir D] [--cfg-options ...]``."""
 import argparse
+import sys
 
 from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_test_config
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args() -> argparse.Namespace:
@@ -12,6 +14,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_debug_argument(parser)
     return parser.parse_args()
 
 
@@ -23,4 +26,4 @@ def main() -> None:
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_cli(main))

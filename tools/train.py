@@ -1,7 +1,9 @@
 """Train a model from a config: ``python tools/train.py CONFIG [--work-dir D] [--resume [CKPT]] [--amp] ...``."""
 import argparse
+import sys
 
 from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args() -> argparse.Namespace:
@@ -14,6 +16,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_debug_argument(parser)
     return parser.parse_args()
 
 
@@ -25,4 +28,4 @@ def main() -> None:
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_cli(main))

@@ -5,6 +5,8 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+
 from .model_zoo import SIZES, TASKS
 
 
@@ -16,7 +18,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         '  sapiens2-infer photos/ --task pose seg normal --size 1b --out outputs/\n'
         '  sapiens2-infer clip.mp4 --model configs/pose/my_config.py --weights work_dirs/x/iter_1000.pth --out o/',
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('inputs', nargs='+', help='image files, folders of images, or video files')
+    parser.add_argument('inputs', nargs='+', help='image files, folders of images, video files or GIFs')
+    parser.add_argument('--recursive', action='store_true',
+                        help='also read the sub-folders of folder inputs (outputs keep their relative paths)')
     parser.add_argument('--out', required=True, help='output folder')
     parser.add_argument('--task', nargs='+', choices=TASKS, default=[],
                         help='tasks to run with the released models (aliases <task>-<size>)')
@@ -38,6 +42,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
+    add_debug_argument(parser)
     args = parser.parse_args(argv)
     if not args.task and not args.model:
         parser.error('give --task (released models) and/or --model (config files or aliases)')
@@ -45,6 +50,12 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error(f'--weights needs one checkpoint per --model ({len(args.model)}), got {len(args.weights)}')
     if bool(args.det_config) != bool(args.det_checkpoint):
         parser.error('--det-config and --det-checkpoint go together')
+    if args.recursive:
+        out = osp.realpath(args.out)
+        for folder in filter(osp.isdir, args.inputs):
+            if out == osp.realpath(folder) or out.startswith(osp.join(osp.realpath(folder), '')):
+                parser.error(f'--out {args.out} is inside the input folder {folder}: with --recursive a later run '
+                             'would read its outputs as inputs; choose an --out outside it')
     return args
 
 
@@ -58,17 +69,27 @@ def pose_options(args: argparse.Namespace) -> dict:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """The command; a user mistake (missing file, unknown alias, bad config...) is one error line, exit code 1."""
+    return run_cli(_main, argv, prog='sapiens2-infer')
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     from .inferencer import Sapiens2Inferencer
+    from .inputs import collect_sources
+    sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
     models = list(args.model) + [f'{task}-{args.size}' for task in args.task]
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
     if args.bboxes:
         with open(args.bboxes) as f:
-            bboxes = json.load(f)
+            try:
+                bboxes = json.load(f)
+            except json.JSONDecodeError as err:
+                raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)))
-    inferencer(args.inputs, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
+    inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False)
     for task in inferencer.tasks:
         print(f'{task.name}: results in {osp.join(args.out, task.name)}')

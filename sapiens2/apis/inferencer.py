@@ -103,7 +103,8 @@ class Sapiens2Inferencer:
                  save_pred: bool = True,
                  bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
                  show_progress: bool = True,
-                 return_results: bool = True) -> List[dict]:
+                 return_results: bool = True,
+                 recursive: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -114,10 +115,11 @@ class Sapiens2Inferencer:
                 or ``<video>_000012``) for the pose task; images without boxes use its detector or the whole image.
             show_progress: Progress bar over frames (when there is more than one).
             return_results: Collect and return the results (disable for long videos).
+            recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
         """
-        sources = collect_sources(inputs)
+        sources = collect_sources(inputs, recursive)
         writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
         total = sum(len(source) for source in sources)
         collected: List[dict] = []

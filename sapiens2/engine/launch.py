@@ -24,7 +24,11 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) 
             raise FileNotFoundError(f'Config file {path} does not exist; give a config file or a packaged name '
                                     'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
                                     '(`sapiens2 configs` lists them).')
-        cfg = Config.fromfile(path)
+        try:
+            cfg = Config.fromfile(path)
+        except SyntaxError as err:
+            where = err.filename if osp.isfile(err.filename or '') else f'{path} (or one of its _base_ files)'
+            raise SyntaxError(f'config {where} is not valid Python: {err.msg}, line {err.lineno}') from err
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
     check_config(cfg)

@@ -7,11 +7,13 @@ with a non-zero exit code when an export does not match the eager model within t
 """
 import argparse
 import importlib.util
+import json
 import os
 import os.path as osp
 import sys
 
-from sapiens2.deploy.export import Tolerance, build_for_export, export_model
+from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export, export_model
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args() -> argparse.Namespace:
@@ -26,7 +28,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
     parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
     parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
-    return parser.parse_args()
+    add_debug_argument(parser)
+    args = parser.parse_args()
+    if args.batch_size < 2:
+        parser.error('--batch-size must be at least 2: torch.export fixes a batch dimension traced at size 1')
+    return args
 
 
 def main() -> int:
@@ -38,12 +44,24 @@ def main() -> int:
             print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     model, input_size = build_for_export(args.config, args.checkpoint)
-    paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
-                         batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+    try:
+        paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
+                             batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+    except ExportParityError as err:
+        print(f'parity: FAILED, {err}')
+        return 1
     for fmt, path in paths.items():
         print(f'{fmt}: {path}')
+    with open(paths['json']) as f:
+        for report in json.load(f)['parity']:
+            print(f"parity {report['backend']}: passed, max |exported - eager| "
+                  f"{_figures(report['max_abs_diff'])} <= bound {_figures(report['bound'])}")
     return 0
 
 
+def _figures(values) -> str:
+    return ', '.join(f'{v:.2e}' for v in values)
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_cli(main))
