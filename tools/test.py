@@ -2,6 +2,7 @@
 import argparse
 import sys
 
+from sapiens2.engine.dist import name_unresponsive_ranks
 from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_test_config
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
@@ -22,7 +23,8 @@ def main() -> None:
     args = parse_args()
     cfg = load_config(args.config, args.cfg_options)
     cfg = prepare_test_config(cfg, args.config, args.checkpoint, args.work_dir, args.launcher)
-    build_runner(cfg).test()
+    with name_unresponsive_ranks():
+        build_runner(cfg).test()
 
 
 if __name__ == '__main__':

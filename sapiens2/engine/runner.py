@@ -10,6 +10,7 @@ from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 
 from .checkpoint import extract_state_dict, load_model_weights
+from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
 
 
 @RUNNERS.register_module()
@@ -19,6 +20,10 @@ class Sapiens2Runner(Runner):
     MMEngine hard-codes ``strict=False`` there, which silently leaves random weights when key names differ.
     Checkpoint keys are adapted as in :func:`sapiens2.engine.checkpoint.load_model_weights` (``module.`` stripped,
     ``decode_head.`` -> ``head.`` for mmpose estimators).
+
+    ``--resume`` without a path continues from the newest *complete* checkpoint of the work dir: when the one the
+    ``last_checkpoint`` record names is truncated, it falls back to the newest complete ``iter_*``/``epoch_*`` file
+    and says so. A truncated checkpoint given explicitly raises an error naming it.
     """
 
     load_strict: bool = True
@@ -44,3 +49,26 @@ class Sapiens2Runner(Runner):
         self._has_loaded = True
         self.logger.info(f'Load checkpoint from {filename}')
         return checkpoint
+
+    def resume(self, filename: str, resume_optimizer: bool = True, resume_param_scheduler: bool = True,
+               map_location: Union[str, Callable] = 'default') -> None:
+        reason = incomplete_reason(str(filename))
+        if reason is not None:
+            filename = self._complete_checkpoint_instead(str(filename), reason)
+        super().resume(filename, resume_optimizer, resume_param_scheduler, map_location)
+
+    def _complete_checkpoint_instead(self, filename: str, reason: str) -> str:
+        """The checkpoint to resume from when ``filename`` is incomplete (automatic resume only)."""
+        fallback, skipped = newest_complete_checkpoint(self.work_dir, exclude=filename)
+        if self._load_from is not None:  # --resume PATH: the user chose this file
+            hint = f'; the newest complete checkpoint of the work dir is {fallback}' if fallback else ''
+            raise ValueError(f'Cannot resume from {filename}: the file is truncated or damaged ({reason}){hint}.')
+        if fallback is None:
+            raise ValueError(f'Cannot resume: the latest checkpoint {filename} is truncated or damaged ({reason}) and '
+                             f'{self.work_dir} holds no other complete iter_*/epoch_* checkpoint. Train without '
+                             '--resume, or give a checkpoint with --resume PATH.')
+        others = ''.join(f', {path} ({why})' for path, why in skipped)
+        self.logger.warning(f'The latest checkpoint {filename} is truncated or damaged ({reason}){others}; resuming '
+                            f'from {fallback}, the newest complete checkpoint (the iterations after it are trained '
+                            'again).')
+        return fallback

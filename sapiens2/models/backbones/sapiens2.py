@@ -103,6 +103,7 @@ class Sapiens2(BaseModule):
             raise ValueError(f'out_type must be one of {OUT_TYPES}, got {out_type!r}.')
         self.out_type = out_type
         self.patch_size = patch_size
+        self.in_channels = in_channels
         self.window_size = window_size
         self.use_tokenizer = use_tokenizer
         self.img_size = _to_hw(img_size)
@@ -139,6 +140,24 @@ class Sapiens2(BaseModule):
         self._freeze_stages()
 
     # ----------------------------------------------------------------------------------------------------- setup
+    def _check_input(self, x: torch.Tensor) -> None:
+        """Input layout and dtype, then size: ``ValueError`` saying what to change."""
+        problems = []
+        if x.dim() != 4:
+            problems.append(f'a (N, C, H, W) batch is expected, got shape {tuple(x.shape)}' +
+                            (' (add the batch dimension: x[None])' if x.dim() == 3 else ''))
+        elif x.shape[1] != self.in_channels:
+            layout = ('; it looks channels-last (N, H, W, C): use x.permute(0, 3, 1, 2)'
+                      if x.shape[3] == self.in_channels else '')
+            problems.append(f'{self.in_channels} channels are expected in dim 1 of (N, C, H, W), got shape '
+                            f'{tuple(x.shape)}{layout}')
+        if not x.is_floating_point():
+            problems.append(f'the dtype is {x.dtype}: the backbone takes float images normalised as the data '
+                            "preprocessor does ((x.float() - mean) / std with the config's mean/std), not raw pixels")
+        if problems:
+            raise ValueError('Sapiens2 input: ' + '; '.join(problems) + '.')
+        self._check_input_size((x.shape[2], x.shape[3]), 'input size')
+
     def _check_input_size(self, size: Tuple[int, int], what: str) -> None:
         multiple = self.patch_size * (self.window_size if self.use_tokenizer else 1)
         if size[0] % multiple or size[1] % multiple:
@@ -249,8 +268,7 @@ class Sapiens2(BaseModule):
                 x: torch.Tensor,
                 keep_indices: Optional[torch.Tensor] = None,
                 keep_mask: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, ...]:
-        if x.dim() == 4:
-            self._check_input_size((x.shape[2], x.shape[3]), 'input size')
+        self._check_input(x)
         tokens, grid = self.patch_embed(x)  # (B, Hp*Wp, C)
         if self.tokenizer is not None:
             tokens, grid = self.tokenizer(tokens, grid)

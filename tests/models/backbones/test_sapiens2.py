@@ -232,7 +232,13 @@ def test_bad_inputs_at_forward():
     model = tiny(out_type='featmap')
     with pytest.raises(ValueError, match=r'multiples of patch_size'):
         model(torch.randn(1, 3, 70, 48))
-    with pytest.raises(ValueError, match=r'\(B, 3, H, W\)'):
+    with pytest.raises(ValueError, match=r'3 channels are expected in dim 1 of \(N, C, H, W\), got shape \(1, 4, '):
         model(torch.randn(1, 4, 64, 48))
+    with pytest.raises(ValueError, match=r'looks channels-last \(N, H, W, C\): use x.permute\(0, 3, 1, 2\)'):
+        model(torch.randn(1, 64, 48, 3))
+    with pytest.raises(ValueError, match=r'dtype is torch.uint8: the backbone takes float images normalised'):
+        model(torch.zeros(1, 3, 64, 48, dtype=torch.uint8))
+    with pytest.raises(ValueError, match=r'\(N, C, H, W\) batch is expected, got shape \(3, 64, 48\) \(add the batch'):
+        model(torch.randn(3, 64, 48))
     with pytest.raises(ValueError, match='featmap'):
         model(torch.randn(1, 3, 64, 48), keep_indices=torch.tensor([[0, 1]]))
