@@ -36,7 +36,15 @@ class Adaptation:
     apply: Callable[[], None]
 
 
+# Distributions whose import name differs from the distribution name.
+_MODULES = {'mmsegmentation': 'mmseg'}
+
+
 def _installed_version(package: str) -> Optional[str]:
+    """The version of an installed, importable distribution, else None."""
+    from sapiens2.utils.optional import is_installed
+    if not is_installed(_MODULES.get(package, package)):
+        return None
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
