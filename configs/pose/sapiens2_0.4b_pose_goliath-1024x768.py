@@ -5,7 +5,7 @@ _base_ = ['../_base_/pose_runtime.py', '../_base_/datasets/keypoints308_partitio
 
 max_iters = 10000
 val_interval = 1000
-pretrained = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
+pretrained = 'pretrain-0.4b'
 
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=max_iters, val_interval=val_interval)
 val_cfg = dict(type='ValLoop')

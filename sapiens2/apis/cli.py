@@ -5,7 +5,7 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
-from .model_zoo import SIZES, TASKS
+from sapiens2.hub.model_zoo import alias_for, sizes, tasks
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -18,12 +18,14 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('inputs', nargs='+', help='image files, folders of images, or video files')
     parser.add_argument('--out', required=True, help='output folder')
-    parser.add_argument('--task', nargs='+', choices=TASKS, default=[],
-                        help='tasks to run with the released models (aliases <task>-<size>)')
-    parser.add_argument('--size', default='1b', choices=SIZES, help='model size for --task (default 1b)')
+    parser.add_argument('--task', nargs='+', choices=tasks(), default=[],
+                        help='tasks to run with the released models (aliases <task>-<size>, downloaded from the '
+                        'Hugging Face Hub on first use)')
+    parser.add_argument('--size', default='1b', choices=sizes(), help='model size for --task (default 1b)')
     parser.add_argument('--model', nargs='+', default=[], help='config files or aliases such as pose-1b')
     parser.add_argument('--weights', nargs='+', default=None,
-                        help='checkpoints (.safetensors/.pth), one per --model (default: the alias checkpoint)')
+                        help='checkpoints (.safetensors/.pth, hf://org/repo[@revision][/<file>] or an alias), one per '
+                        '--model (default: the alias checkpoint)')
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
                         help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
@@ -31,7 +33,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--bboxes', default=None,
                         help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
     parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
-    parser.add_argument('--det-checkpoint', default=None, help='checkpoint of the person detector')
+    parser.add_argument('--det-checkpoint', default=None,
+                        help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
     parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
     parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
@@ -45,6 +48,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error(f'--weights needs one checkpoint per --model ({len(args.model)}), got {len(args.weights)}')
     if bool(args.det_config) != bool(args.det_checkpoint):
         parser.error('--det-config and --det-checkpoint go together')
+    try:
+        args.aliases = [alias_for(task, args.size) for task in args.task]
+    except ValueError as err:
+        parser.error(str(err))
     return args
 
 
@@ -60,7 +67,7 @@ def pose_options(args: argparse.Namespace) -> dict:
 def main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     from .inferencer import Sapiens2Inferencer
-    models = list(args.model) + [f'{task}-{args.size}' for task in args.task]
+    models = list(args.model) + args.aliases
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
     if args.bboxes:
