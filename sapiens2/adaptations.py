@@ -67,12 +67,14 @@ def _silence_mmengine_pkg_resources_warning() -> None:
 def _read_checkpoints_with_sapiens2_loader() -> None:
     from mmengine.runner.checkpoint import CheckpointLoader
 
-    from sapiens2.engine.checkpoint import read_checkpoint_file
+    from sapiens2.engine.checkpoint import read_checkpoint_file, resolve_checkpoint_path
+    from sapiens2.hub.reference import HF_PREFIX
 
-    @CheckpointLoader.register_scheme(prefixes='', force=True)
+    @CheckpointLoader.register_scheme(prefixes=('', HF_PREFIX), force=True)
     def load_local_checkpoint(filename: str, map_location=None) -> dict:
-        checkpoint = read_checkpoint_file(filename, map_location or 'cpu')
-        if filename.endswith('.safetensors'):
+        path = resolve_checkpoint_path(filename)
+        checkpoint = read_checkpoint_file(path, map_location or 'cpu')
+        if path.endswith('.safetensors'):
             checkpoint = {'state_dict': checkpoint}
         return checkpoint
 
@@ -175,8 +177,9 @@ ADAPTATIONS: List[Adaptation] = [
         _silence_mmengine_pkg_resources_warning),
     Adaptation(
         'checkpoint-loader', 'mmengine', ('0.10.7', ),
-        "MMEngine's local checkpoint scheme reads .safetensors and torch files through sapiens2's one checkpoint "
-        'loader (sapiens2.engine.checkpoint), so load_from, --resume, init_cfg and tools/test.py share its rules.',
+        "MMEngine's local checkpoint scheme (and an hf:// scheme) reads .safetensors and torch files, Hub "
+        'references and model aliases through sapiens2\'s one checkpoint loader (sapiens2.engine.checkpoint), so '
+        'load_from, --resume, init_cfg, tools/test.py and mmdet detectors share its rules.',
         _read_checkpoints_with_sapiens2_loader),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),

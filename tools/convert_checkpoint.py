@@ -3,6 +3,7 @@
     python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...]
 
 The format follows each file's suffix. Only model weights are kept; tensors and dtypes are copied bit-exact.
+SRC may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias (pose-1b), downloaded if needed.
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
 """
 import argparse
@@ -20,7 +21,7 @@ def parse_rename(text: str):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('src', help='input checkpoint (.safetensors, .pth, .bin)')
+    parser.add_argument('src', help='input checkpoint (.safetensors, .pth, .bin, hf://... or an alias)')
     parser.add_argument('dst', help='output checkpoint (.safetensors or .pth)')
     parser.add_argument('--rename', type=parse_rename, action='append', default=[], help='OLD=NEW key prefix')
     add_debug_argument(parser)

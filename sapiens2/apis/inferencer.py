@@ -5,10 +5,11 @@ import numpy as np
 from torch import nn
 from tqdm import tqdm
 
+from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registry import INFERENCE_TASKS
+
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
-from .model_zoo import resolve_model
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
 
@@ -45,7 +46,7 @@ class Sapiens2Inferencer:
     """Task-agnostic inference on user images.
 
     Args:
-        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.apis.model_zoo`), or a list of them to run
+        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.hub.model_zoo`), or a list of them to run
             several tasks on the same inputs in one call.
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).

@@ -9,7 +9,7 @@ import os.path as osp
 import re
 import tempfile
 from collections import OrderedDict
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import torch
 from mmengine.logging import MMLogger
@@ -33,16 +33,43 @@ def _read_safetensors(path: str) -> StateDict:
                          f'corrupt: download or export it again.') from err
 
 
+_CHECKPOINT_SCHEMES: Dict[str, Callable[[str], str]] = {}
+
+
+def register_checkpoint_scheme(prefix: str, resolve: Callable[[str], str]) -> None:
+    """Makes checkpoint names starting with ``prefix`` (e.g. ``'hf://'``) load from the local file ``resolve(name)``.
+
+    The longest matching prefix wins; ``''`` matches every name that is not an existing file (model aliases). An
+    existing local file always wins over every scheme. MMEngine's loader reads through :func:`read_checkpoint_file`
+    (see :mod:`sapiens2.adaptations`), so ``load_from`` and ``init_cfg`` accept the same names.
+    """
+    _CHECKPOINT_SCHEMES[prefix] = resolve
+
+
+def resolve_checkpoint_path(name: str) -> str:
+    """The local file of a checkpoint name: an existing file as it is, else the registered scheme's file."""
+    path = osp.expanduser(str(name))
+    if osp.isfile(path):
+        return path
+    for prefix in sorted(_CHECKPOINT_SCHEMES, key=len, reverse=True):
+        if str(name).startswith(prefix):
+            return _CHECKPOINT_SCHEMES[prefix](str(name))
+    return path
+
+
 def read_checkpoint_file(path: str, map_location: Union[str, torch.device] = 'cpu') -> dict:
     """Reads a checkpoint file as a dict: .safetensors -> its tensors, anything else -> ``torch.load``.
 
+    ``path`` may also be a registered scheme's name (:func:`register_checkpoint_scheme`): a Hub reference
+    ``hf://org/repo[@revision][/<file>]`` or a model alias such as ``pose-1b``.
     Torch files are read with ``weights_only=False`` because MMEngine's training checkpoints pickle Python objects
     (message hub, history buffers); only load checkpoints you trust.
     """
-    path = osp.expanduser(str(path))
+    path = resolve_checkpoint_path(path)
     if not osp.isfile(path):
-        raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file '
-                                f'(nothing is downloaded).')
+        raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file, a Hub '
+                                f'reference hf://org/repo[@revision][/<file>], or a model alias (`sapiens2 models` '
+                                f'lists them).')
     if path.endswith('.safetensors'):
         return _read_safetensors(path)
     try:
@@ -128,15 +155,21 @@ def load_model_weights(model: nn.Module,
                        strict: bool = True,
                        prefix: Optional[str] = None,
                        map_location: Union[str, torch.device] = 'cpu') -> Tuple[List[str], List[str]]:
-    """Loads a checkpoint file or state dict into ``model``.
+    """Loads a checkpoint file (or Hub reference, or alias) or a state dict into ``model``.
 
-    Strict by default: any missing, unexpected or shape-mismatched key raises :class:`CheckpointMismatchError`
-    listing them. With ``strict=False`` the matching tensors are loaded, the rest is logged, and
-    (missing, unexpected) is returned.
+    A checkpoint from a Hub snapshot with a ``config.json`` is first checked against the model
+    (:func:`sapiens2.hub.config_check.check_model_fits_hub_config`). Strict by default: any missing, unexpected or
+    shape-mismatched key raises :class:`CheckpointMismatchError` listing them. With ``strict=False`` the matching
+    tensors are loaded, the rest is logged, and (missing, unexpected) is returned.
     """
     source = checkpoint if isinstance(checkpoint, str) else 'the given state dict'
-    state_dict = load_weights(checkpoint, map_location) if isinstance(checkpoint, str) \
-        else extract_state_dict(checkpoint)
+    if isinstance(checkpoint, str):
+        from sapiens2.hub.config_check import check_model_fits_hub_config
+        path = resolve_checkpoint_path(checkpoint)
+        check_model_fits_hub_config(model, path)
+        state_dict = load_weights(path, map_location)
+    else:
+        state_dict = extract_state_dict(checkpoint)
     state_dict = adapt_keys(state_dict, model, prefix)
     missing, unexpected, mismatched = compare_keys(model, state_dict)
     if missing or unexpected or mismatched:

@@ -106,6 +106,24 @@ def test_init_cfg_pretrained_is_strict(tmp_path):
     assert torch.equal(relaxed.storage_tokens, source.storage_tokens)
 
 
+def test_registered_schemes_resolve_in_our_loader_and_in_mmengine(tmp_path, monkeypatch):
+    from mmengine.runner.checkpoint import CheckpointLoader
+
+    from sapiens2.engine import checkpoint as checkpoint_module
+    target = str(tmp_path / 'resolved.safetensors')
+    save_weights({'w': torch.ones(2)}, target)
+    monkeypatch.setitem(checkpoint_module._CHECKPOINT_SCHEMES, 'memo://', lambda name: target)
+    assert checkpoint_module.resolve_checkpoint_path('memo://anything') == target
+    assert torch.equal(load_weights('memo://anything')['w'], torch.ones(2))
+    assert torch.equal(CheckpointLoader.load_checkpoint('memo://anything')['state_dict']['w'], torch.ones(2))
+
+    existing = str(tmp_path / 'existing.safetensors')
+    save_weights({'w': torch.zeros(2)}, existing)
+    monkeypatch.setitem(checkpoint_module._CHECKPOINT_SCHEMES, str(tmp_path), lambda name: target)
+    assert checkpoint_module.resolve_checkpoint_path(existing) == existing  # an existing file wins over a scheme
+    assert checkpoint_module.resolve_checkpoint_path(str(tmp_path / 'missing.pth')) == target
+
+
 def _run_tool(*args, cwd):
     env = dict(os.environ, PYTHONPATH=osp.join(REPO, 'tests', 'data'))
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
