@@ -5,6 +5,7 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from .model_zoo import SIZES, TASKS
 
 
@@ -24,6 +25,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--model', nargs='+', default=[], help='config files or aliases such as pose-1b')
     parser.add_argument('--weights', nargs='+', default=None,
                         help='checkpoints (.safetensors/.pth), one per --model (default: the alias checkpoint)')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
                         help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
@@ -67,7 +69,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         with open(args.bboxes) as f:
             bboxes = json.load(f)
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
-                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)))
+                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
+                                    trust_checkpoint=args.trust_checkpoint)
     inferencer(args.inputs, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False)
     for task in inferencer.tasks:
