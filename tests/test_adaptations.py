@@ -44,7 +44,6 @@ def test_mmengine_checkpoint_loader_reads_safetensors(tmp_path):
     save_file({'a': torch.ones(2)}, path)
     checkpoint = CheckpointLoader.load_checkpoint(path, map_location='cpu')
     assert torch.equal(checkpoint['state_dict']['a'], torch.ones(2))
-    assert CheckpointLoader._schemes['hf://'] is CheckpointLoader._schemes['']  # Hub references: the same loader
 
 
 def test_local_file_backend_is_atomic(tmp_path):
