@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mmengine.fileio import LocalBackend
 
+from .checkpoint_integrity import newest_complete_checkpoint
+
 CHECKPOINT_SUFFIXES = ('.pth', '.safetensors')
 
 
@@ -57,7 +59,7 @@ def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str
     free = shutil.disk_usage(folder).free
     kept = (f'the previous {os.path.basename(path)} is intact' if existed else f'no {os.path.basename(path)} was '
             'written')
-    earlier = _newest_checkpoint(folder, exclude=path)
+    earlier, _ = newest_complete_checkpoint(folder, exclude=path)
     if earlier and path.endswith(CHECKPOINT_SUFFIXES):
         kept += (f', and the newest complete checkpoint there is {os.path.basename(earlier)} (--resume continues from '
                  'it)')
@@ -65,12 +67,6 @@ def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str
             f'Nothing was replaced: {kept}; the partial temporary file was removed. Free at least '
             f'{_human(max(size - free, 0) or size)} there (delete old checkpoints, lower max_keep_ckpts, or choose '
             'another --work-dir), then run again.')
-
-
-def _newest_checkpoint(folder: str, exclude: str) -> str | None:
-    found = [p for p in glob.glob(os.path.join(glob.escape(folder), '*')) if p.endswith(CHECKPOINT_SUFFIXES)
-             and os.path.abspath(p) != os.path.abspath(exclude)]
-    return max(found, key=os.path.getmtime, default=None)
 
 
 def _human(size: float) -> str:

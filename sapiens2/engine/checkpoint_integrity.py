@@ -12,7 +12,7 @@ import os.path as osp
 import re
 import struct
 import zipfile
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 RESUMABLE = re.compile(r'^(iter|epoch)_(\d+)\.pth$')
 
@@ -50,13 +50,12 @@ def _safetensors_problem(path: str, head: bytes) -> Optional[str]:
     return None if size >= expected else f'{size} of the {expected} bytes its header announces'
 
 
-def newest_complete_checkpoint(work_dir: str, exclude: str = '') -> Tuple[Optional[str], list]:
-    """The newest ``iter_*.pth`` / ``epoch_*.pth`` of ``work_dir`` that is complete (highest step first), other than
-    ``exclude``; and the (path, reason) of the newer ones skipped as incomplete."""
-    steps = [(int(m.group(2)), name) for name in os.listdir(work_dir) if (m := RESUMABLE.match(name))]
+def newest_complete_checkpoint(work_dir: str, exclude: str = '') -> Tuple[Optional[str], List[Tuple[str, str]]]:
+    """The newest ``iter_*.pth`` / ``epoch_*.pth`` of ``work_dir`` that is complete (latest modification first, then
+    highest step), other than ``exclude``; and the (path, reason) of the newer ones skipped as incomplete."""
+    found = [osp.join(work_dir, name) for name in os.listdir(work_dir) if RESUMABLE.match(name)]
     skipped = []
-    for _, name in sorted(steps, reverse=True):
-        path = osp.join(work_dir, name)
+    for path in sorted(found, key=_newest_first, reverse=True):
         if osp.abspath(path) == osp.abspath(exclude):
             continue
         reason = incomplete_reason(path)
@@ -64,3 +63,7 @@ def newest_complete_checkpoint(work_dir: str, exclude: str = '') -> Tuple[Option
             return path, skipped
         skipped.append((path, reason))
     return None, skipped
+
+
+def _newest_first(path: str) -> Tuple[float, int]:
+    return osp.getmtime(path), int(RESUMABLE.match(osp.basename(path)).group(2))

@@ -47,7 +47,7 @@ def test_resume_falls_back_to_the_newest_complete_checkpoint(tmp_path):
     build_toy_runner(work_dir, resume=True, load_from=None, experiment_name='resumed').train()
     log = ''.join(path.read_text() for path in work_dir.glob('*/*.log'))
     assert f'The latest checkpoint {work_dir}/iter_6.pth is truncated or damaged' in log
-    assert f'resuming from {work_dir}/iter_3.pth, the newest complete checkpoint' in log
+    assert f'resuming from the newest complete checkpoint in the work dir instead: {work_dir}/iter_3.pth' in log
     resumed, uninterrupted = weights(work_dir / 'iter_6.pth'), weights(tmp_path / 'uninterrupted/iter_6.pth')
     assert all(torch.equal(resumed[k], uninterrupted[k]) for k in uninterrupted)
 

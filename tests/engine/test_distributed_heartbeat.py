@@ -137,3 +137,14 @@ class _beating:
     def __exit__(self, *exc):
         self.stop.set()
         self.thread.join()
+
+
+def test_a_rank_that_exited_normally_is_not_reported(heartbeat, monkeypatch):
+    beat, store = heartbeat
+    beat.warn_after = 0.2
+    logged = []
+    monkeypatch.setattr(heartbeat_module, 'print_log', lambda message, **kwargs: logged.append(message))
+    other = Heartbeat(store, rank=1, world_size=2, timeout=30, interval=0.05)
+    other.exit()  # what rank 1 does at interpreter exit
+    time.sleep(1.0)
+    assert logged == []

@@ -319,6 +319,106 @@ def _(tmp):
     return save, intact
 
 
+@case('checkpoint-pickle-runs-code', 'checkpoints', 'a .pth whose pickle would run code when loaded',
+      'refused without running it (weights_only loading), naming the file, what it holds and the trust option',
+      error=RuntimeError, kind='UnsafeCheckpointError',
+      match=r'{tmp}/evil\.pth is not loaded: it holds pickle globals .*trust_checkpoint=True')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine import read_checkpoint_file
+    proof = tmp / 'code_ran'
+    torch.save(dict(state_dict=dict(w=torch.zeros(2)), extra=_RunsCode(str(proof))), tmp / 'evil.pth')
+
+    def not_run(_):
+        assert not proof.exists(), 'the pickle was executed'
+
+    return lambda: read_checkpoint_file(str(tmp / 'evil.pth')), not_run
+
+
+@case('checkpoint-nan-weights', 'checkpoints', 'a checkpoint whose weights hold NaN/Inf',
+      'names the file and the tensors with their non-finite counts; the model keeps its weights', error=ValueError,
+      kind='NonFiniteWeightsError', match=r'{tmp}/nan\.safetensors holds NaN/Inf weights in 1 tensor\(s\) .*cls_token')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine import load_model_weights, save_weights
+    state = _nano().state_dict()
+    state['cls_token'] = torch.full_like(state['cls_token'], float('nan'))
+    save_weights(state, str(tmp / 'nan.safetensors'))
+    model = _nano()
+
+    def untouched(_):
+        assert torch.isfinite(model.cls_token).all(), 'NaN weights were loaded'
+
+    return lambda: load_model_weights(model, str(tmp / 'nan.safetensors')), untouched
+
+
+def _saving(content: Callable[[], object]):
+    """A case's ``make``: ``torch.save`` what ``content()`` returns as odd.pth, then read it as a checkpoint."""
+    def make(tmp):
+        import torch
+
+        from sapiens2.engine import read_checkpoint_file
+        torch.save(content(), tmp / 'odd.pth')
+        return lambda: read_checkpoint_file(str(tmp / 'odd.pth'))
+
+    return make
+
+
+def _tensor():
+    import torch
+    return torch.zeros(3)
+
+
+for _held, _content, _described in (('list', lambda: [1, 2], r'a list of 2 items'),
+                                     ('str', lambda: 'weights', r"a string \('weights'\)"),
+                                     ('tensor', _tensor, r'a single tensor of shape \(3,\)')):
+    case(f'checkpoint-holds-a-{_held}', 'checkpoints', f'a .pth file holding a {_held} instead of a checkpoint',
+         'names the file and what it holds, and what a checkpoint is', error=ValueError, kind='CheckpointContentError',
+         match=rf'{{tmp}}/odd\.pth holds {_described}, not a checkpoint')(_saving(_content))
+
+
+@case('resume-empty-record-no-checkpoint', 'checkpoints',
+      '--resume with an empty last_checkpoint record and no checkpoint in the work dir',
+      'names the record and says how to resume or start from scratch', error=FileNotFoundError,
+      match=r'Cannot resume: {tmp}/last_checkpoint is empty, and {tmp} holds no iter_\*\.pth')
+def _(tmp):
+    from mmengine.runner import find_latest_checkpoint
+    (tmp / 'last_checkpoint').write_text('')
+    return lambda: find_latest_checkpoint(str(tmp))
+
+
+@case('resume-empty-record', 'checkpoints', '--resume with an empty last_checkpoint record',
+      'resumes from the newest iter_*/epoch_* checkpoint of the work dir, with a warning')
+def _(tmp):
+    import torch
+    from mmengine.runner import find_latest_checkpoint, save_checkpoint
+    for step in (3, 6):
+        save_checkpoint(dict(state_dict=dict(w=torch.zeros(2))), str(tmp / f'iter_{step}.pth'))
+    (tmp / 'last_checkpoint').write_text('')
+
+    def newest(found):
+        assert found == str(tmp / 'iter_6.pth'), f'resumes from {found}'
+
+    return lambda: find_latest_checkpoint(str(tmp)), newest
+
+
+@case('resume-truncated-record-no-other', 'checkpoints',
+      '--resume when the recorded checkpoint is truncated and the work dir holds no other complete one',
+      'names the truncated checkpoint and says how to resume or start from scratch', error=FileNotFoundError,
+      match=r'Cannot resume: the latest checkpoint {tmp}/iter_3\.pth is truncated or damaged .*holds no other '
+      r'complete iter_\*\.pth.*--resume PATH')
+def _(tmp):
+    import torch
+    from mmengine.runner import find_latest_checkpoint, save_checkpoint
+    path = tmp / 'iter_3.pth'
+    save_checkpoint(dict(state_dict=dict(w=torch.zeros(100))), str(path))
+    path.write_bytes(path.read_bytes()[:200])
+    (tmp / 'last_checkpoint').write_text(str(path))
+    return lambda: find_latest_checkpoint(str(tmp))
+
+
 @case('backbone-size-not-multiple', 'backbone', 'an image size that is not a multiple of the patch size',
       'says the size must be a multiple of 16 and the nearest valid size', error=ValueError,
       match=r'multiples of patch_size = 16.*e\.g\. to \(112, 96\)')
@@ -767,6 +867,11 @@ FAULT_TESTS: List[Tuple[str, str, str]] = [
     ('SIGKILL while a checkpoint is written, then --resume',
      'only complete checkpoints; the resumed run ends with the weights of an uninterrupted one',
      'tests/engine/test_resume_kill.py::test_sigkill_during_a_save_then_resume_matches_the_uninterrupted_run'),
+    ('the latest checkpoint is truncated, then --resume', 'a warning naming it; the run continues from the newest '
+     'complete checkpoint and ends with the weights of an uninterrupted run',
+     'tests/engine/test_checkpoint_integrity.py::test_resume_falls_back_to_the_newest_complete_checkpoint'),
+    ('a truncated checkpoint given with --resume PATH', 'ValueError naming it and the newest complete checkpoint',
+     'tests/engine/test_checkpoint_integrity.py::test_explicit_truncated_checkpoint_is_named'),
     ('a failed commit of a checkpoint (os.replace raises)', 'the previous checkpoint is intact, no temporary file',
      'tests/reliability/test_atomic_save.py::test_failed_commit_keeps_the_previous_checkpoint'),
     ('a full disk (1 MiB tmpfs) during a checkpoint save', 'OSError naming the file and the space; the previous '

@@ -1,7 +1,7 @@
 """The message that replaces MMEngine's "Cannot find valid image after 1000!"."""
 from mmengine.dataset import BaseDataset
 
-from sapiens2.datasets.rejected_samples import describe_rejection
+from sapiens2.engine.rejected_samples import describe_rejection
 
 
 class _Samples(BaseDataset):
