@@ -4,7 +4,7 @@ from collections import OrderedDict
 from typing import Callable, Union
 
 from mmengine.config import Config
-from mmengine.model import is_model_wrapper
+from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
@@ -37,6 +37,8 @@ class Sapiens2Runner(Runner):
         checkpoint = _load_checkpoint(filename, map_location=map_location)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
         model = self.model.module if is_model_wrapper(self.model) else self.model
+        if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
+            model = model.module
         state_dict = extract_state_dict(checkpoint)
         for pattern, replacement in revise_keys:
             state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
