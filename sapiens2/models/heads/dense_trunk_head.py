@@ -166,7 +166,7 @@ class DenseTrunkHead(BaseModule):
         results = []
         for i, sample in enumerate(data_samples):
             meta = sample.metainfo
-            dense = outputs['map'][i]
+            dense = outputs['map'][i].float()  # fp32 under autocast too: the resize to the image is not a network op
             if 'ori_shape' in meta:
                 dense = unletterbox(dense, meta.get('letterbox_pad', (0, 0, 0, 0)), meta['ori_shape'],
                                     input_shape=meta.get('img_shape'))
