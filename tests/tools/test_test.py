@@ -190,8 +190,6 @@ def test_pose_metrics_and_flip_test_are_those_of_mmpose_udp_decoding(pose_dump):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="mmpose's PoseLocalVisualizer passes np.array([radius]) to int() (a TypeError "
-                   "on numpy >= 2.4); fixed in sapiens2.adaptations by issue 13's compatibility part")
 def test_pose_show_dir_writes_pictures(pose_dump, tmp_path):
     ckpt, options, _, _ = pose_dump
     evaluate(POSE, ckpt, tmp_path / 'work', '--show-dir', str(tmp_path / 'pictures'), '--cfg-options', *options)
