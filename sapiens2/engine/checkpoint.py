@@ -72,8 +72,9 @@ def load_weights(path: str, map_location: Union[str, torch.device] = 'cpu') -> S
     return extract_state_dict(read_checkpoint_file(path, map_location))
 
 
-def save_weights(state_dict: Mapping[str, torch.Tensor], path: str) -> None:
-    """Writes a state dict atomically: ``.safetensors`` by suffix, otherwise a torch file ``{'state_dict': ...}``."""
+def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, metadata: Optional[Dict[str, str]] = None) -> None:
+    """Writes a state dict atomically: ``.safetensors`` by suffix (with the optional string ``metadata``, e.g.
+    ``{'format': 'pt'}`` as transformers writes), otherwise a torch file ``{'state_dict': ...}``."""
     path = osp.expanduser(str(path))
     os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=osp.dirname(osp.abspath(path)), suffix='.tmp')
@@ -81,7 +82,7 @@ def save_weights(state_dict: Mapping[str, torch.Tensor], path: str) -> None:
     try:
         if path.endswith('.safetensors'):
             from safetensors.torch import save_file
-            save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp)
+            save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp, metadata=metadata)
         else:
             torch.save({'state_dict': OrderedDict(state_dict)}, tmp)
         os.replace(tmp, path)
