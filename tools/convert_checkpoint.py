@@ -16,6 +16,8 @@ reproduce its outputs (docs/differences.md).
 import argparse
 import sys
 
+from mmengine.config import DictAction
+
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
@@ -42,6 +44,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='after exporting, run both models on a random image and print the max differences')
     parser.add_argument('--overwrite', action='store_true', help='replace existing output files')
     add_debug_argument(parser)
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
+                        help='override settings of --config, e.g. model.backbone.pos_embed_rope_dtype=fp32')
     args = parser.parse_args(argv)
     transformers_mode = args.to_transformers or args.from_transformers
     if args.to_transformers and args.from_transformers:
@@ -63,11 +67,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 def compare(args: argparse.Namespace) -> None:
     import torch
 
-    from sapiens2.apis.builder import init_model
-    from sapiens2.interop.transformers import load_transformers_model, output_differences
-    model = init_model(args.config, args.paths[0], device='cpu')
-    if args.backbone_only:
-        model = model.backbone
+    from sapiens2.engine.checkpoint import load_model_weights
+    from sapiens2.interop.transformers import build_model, load_transformers_model, output_differences
+    model = build_model(args.config, args.backbone_only, device='cpu', cfg_options=args.cfg_options)
+    load_model_weights(model, args.paths[0], prefix='backbone.' if args.backbone_only and not _bare(args.paths[0])
+                       else None)
     backbone = model if type(model).__name__ == 'Sapiens2' else model.backbone
     images = torch.randn(1, 3, *backbone.img_size, generator=torch.Generator().manual_seed(0))
     differences = output_differences(model, load_transformers_model(args.to_transformers), images)
@@ -76,19 +80,25 @@ def compare(args: argparse.Namespace) -> None:
         print(f'max |ours - transformers| {name}: {value:.3g} (our RoPE tables in {rope})')
 
 
+def _bare(checkpoint: str) -> bool:
+    from sapiens2.engine.checkpoint import load_weights
+    return not any(key.startswith('backbone.') for key in load_weights(checkpoint))
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.to_transformers:
         from sapiens2.interop.transformers import export_to_transformers
         export_to_transformers(args.config, args.paths[0], args.to_transformers, backbone_only=args.backbone_only,
-                               verify=not args.no_verify, overwrite=args.overwrite)
+                               verify=not args.no_verify, overwrite=args.overwrite, cfg_options=args.cfg_options)
         print(f'Wrote a transformers Sapiens2 folder to {args.to_transformers}')
         if args.compare:
             compare(args)
     elif args.from_transformers:
         from sapiens2.interop.transformers import import_from_transformers
         dst = import_from_transformers(args.from_transformers, args.config, args.paths[0],
-                                       backbone_only=args.backbone_only, overwrite=args.overwrite)
+                                       backbone_only=args.backbone_only, overwrite=args.overwrite,
+                                       cfg_options=args.cfg_options)
         print(f'Wrote {dst}; to reproduce transformers\' outputs set '
               "model.backbone.pos_embed_rope_dtype='fp32' (sapiens2's default bf16 is the official behaviour)")
     else:
