@@ -5,6 +5,7 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
+from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 from .model_zoo import SIZES, TASKS
@@ -39,6 +40,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
     parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
+    parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
+                        help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
@@ -61,7 +64,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
 
 def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
-    options = dict(kpt_thr=args.kpt_thr)
+    options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format)
     if args.det_config:
         options.update(det_config=args.det_config, det_checkpoint=args.det_checkpoint, bbox_thr=args.bbox_thr,
                        nms_thr=args.nms_thr)
