@@ -49,14 +49,6 @@ INDEX_NAME = 'model.safetensors.index.json'
 CARD_NAME = 'README.md'
 MIN_TRANSFORMERS = (5, 0)
 ROPE_DTYPE_FIELD = 'sapiens2_pos_embed_rope_dtype'
-# Output attributes of the transformers classes, in the order of our models' tensor-mode outputs.
-HF_OUTPUTS = {
-    'Sapiens2Model': ('last_hidden_state', ),
-    'Sapiens2ForPoseEstimation': ('heatmaps', ),
-    'Sapiens2ForSemanticSegmentation': ('logits', ),
-    'Sapiens2ForNormalEstimation': ('normals', ),
-    'Sapiens2ForPointmapEstimation': ('pointmaps', 'scales'),
-}
 StateDict = Dict[str, torch.Tensor]
 
 __all__ = [
@@ -404,12 +396,22 @@ def _our_outputs(model: nn.Module, images: torch.Tensor) -> List[torch.Tensor]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+def hf_output_names(hf_class: str) -> Tuple[str, ...]:
+    """The output attributes of a transformers class that equal our tensor-mode outputs, in order."""
+    if hf_class == BACKBONE_HF_CLASS:
+        return ('last_hidden_state', )
+    names = next((c.hf_outputs for c in HEAD_CONVERTERS.values() if c.hf_class == hf_class), ())
+    if not names:
+        raise TransformersConversionError(f'No output comparison for {hf_class}: no registered head converter names '
+                                          'its outputs (HeadConverter.hf_outputs).')
+    return names
+
+
 def _their_outputs(hf_model: nn.Module, images: torch.Tensor, like: nn.Module) -> List[torch.Tensor]:
     hf_class = type(hf_model).__name__
-    if hf_class not in HF_OUTPUTS:
-        raise TransformersConversionError(f'No output comparison for {hf_class}; known: {sorted(HF_OUTPUTS)}.')
+    names = hf_output_names(hf_class)
     output = hf_model(pixel_values=images)
-    outs = [getattr(output, name) for name in HF_OUTPUTS[hf_class]]
+    outs = [getattr(output, name) for name in names]
     if hf_class == BACKBONE_HF_CLASS:
         tokens, backbone = outs[0], like
         if backbone.out_type == 'featmap':
@@ -430,7 +432,7 @@ def output_differences(model: nn.Module, hf_model: nn.Module, images: torch.Tens
     """
     ours = _our_outputs(model, images)
     theirs = _their_outputs(hf_model, images, model)
-    names = HF_OUTPUTS[type(hf_model).__name__]
+    names = hf_output_names(type(hf_model).__name__)
     if len(ours) != len(theirs):
         raise TransformersConversionError(f'{type(model).__name__} returns {len(ours)} outputs, '
                                           f'{type(hf_model).__name__} {len(theirs)}.')

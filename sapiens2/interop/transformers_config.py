@@ -10,7 +10,10 @@ dense trunk (``transformers.Sapiens2ForImageMatting``, predictor ``conv_matting`
 
     register_head_converter('MattingHead', HeadConverter(
         task='matting', hf_class='Sapiens2ForImageMatting', head_attr='decode_head',
-        describe=dense_trunk_describer('conv_matting')))
+        describe=dense_trunk_describer('conv_matting'), hf_outputs=()))
+
+(transformers' matting model returns sigmoid-activated ``foregrounds``/``alphas``; ``hf_outputs`` names the outputs
+that equal our tensor-mode outputs one to one, for :func:`sapiens2.interop.transformers.output_differences`.)
 """
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
@@ -98,11 +101,13 @@ class HeadConverter:
         head_attr: Attribute of our task model holding the head (``head`` in mmpose, ``decode_head`` otherwise).
         describe: ``(head, backbone) -> dict`` with ``head_config`` (a ``Sapiens2HeadConfig`` dict), ``num_labels``
             and optionally other ``Sapiens2Config`` fields; raises :class:`TransformersConversionError`.
+        hf_outputs: The transformers output attributes equal to our tensor-mode outputs, in order (for comparisons).
     """
     task: str
     hf_class: str
     head_attr: str
     describe: Callable[[nn.Module, nn.Module], dict]
+    hf_outputs: Tuple[str, ...] = ()
 
 
 HEAD_CONVERTERS: Dict[str, HeadConverter] = {}
@@ -248,14 +253,14 @@ def describe_pointmap_head(head: nn.Module, backbone: nn.Module) -> dict:
     return dict(head_config=head_config, num_labels=head.conv_pointmap.out_channels)
 
 
-register_head_converter('Sapiens2HeatmapHead',
-                        HeadConverter('pose', 'Sapiens2ForPoseEstimation', 'head', describe_pose_head))
-register_head_converter('Sapiens2SegHead',
-                        HeadConverter('seg', 'Sapiens2ForSemanticSegmentation', 'decode_head', describe_seg_head))
+register_head_converter('Sapiens2HeatmapHead', HeadConverter('pose', 'Sapiens2ForPoseEstimation', 'head',
+                                                             describe_pose_head, ('heatmaps', )))
+register_head_converter('Sapiens2SegHead', HeadConverter('seg', 'Sapiens2ForSemanticSegmentation', 'decode_head',
+                                                         describe_seg_head, ('logits', )))
 register_head_converter('NormalHead', HeadConverter('normal', 'Sapiens2ForNormalEstimation', 'decode_head',
-                                                    dense_trunk_describer('conv_normal')))
+                                                    dense_trunk_describer('conv_normal'), ('normals', )))
 register_head_converter('PointmapHead', HeadConverter('pointmap', 'Sapiens2ForPointmapEstimation', 'decode_head',
-                                                      describe_pointmap_head))
+                                                      describe_pointmap_head, ('pointmaps', 'scales')))
 
 BACKBONE_HF_CLASS = 'Sapiens2Model'
 

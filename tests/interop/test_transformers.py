@@ -230,3 +230,44 @@ def test_export_checks_the_checkpoint_strictly(hf, tmp_path):
     save_weights(state, str(tmp_path / 'partial.safetensors'))
     with pytest.raises(TransformersConversionError, match=r'missing \(1\): head.conv_pose.bias'):
         export_to_transformers(CONFIGS['pose'], str(tmp_path / 'partial.safetensors'), str(tmp_path / 'out'))
+
+
+def test_a_project_head_plugs_in_with_register_head_converter(hf, tmp_path):
+    """The extension point a matting project uses: a dense-trunk head with ``conv_matting`` (4 channels) exports to
+    transformers' Sapiens2ForImageMatting, whose foregrounds/alphas are the sigmoid of our output."""
+    from torch import nn
+
+    from sapiens2.interop.transformers_config import (
+        HEAD_CONVERTERS,
+        HeadConverter,
+        dense_trunk_describer,
+        register_head_converter,
+    )
+    from sapiens2.models import Sapiens2
+    from sapiens2.models.heads import DenseTrunkHead
+
+    class ToyMattingHead(DenseTrunkHead):
+        def __init__(self, in_channels):
+            super().__init__(in_channels, upsample_channels=(16, ), conv_out_channels=(8, ))
+            self.conv_matting = nn.Conv2d(self.trunk_channels, 4, 1)
+
+        def forward(self, x):
+            return self.conv_matting(self.forward_trunk(x))
+
+    model = nn.Module()  # backbone + decode_head, as DenseEstimator
+    model.backbone = Sapiens2(arch='sapiens2_nano', img_size=IMAGE, patch_size=8, out_type='featmap',
+                              pos_embed_rope_dtype='fp32')
+    model.decode_head = ToyMattingHead(64)
+    randomize(model)
+    register_head_converter('ToyMattingHead', HeadConverter('matting', 'Sapiens2ForImageMatting', 'decode_head',
+                                                            dense_trunk_describer('conv_matting')))
+    try:
+        hf_model = load_transformers_model(model_to_transformers(model, str(tmp_path / 'matting')))
+    finally:
+        del HEAD_CONVERTERS['ToyMattingHead']
+    assert type(hf_model).__name__ == 'Sapiens2ForImageMatting'
+    with torch.no_grad():
+        ours = model.decode_head(model.backbone(images())[-1]).sigmoid()
+        theirs = hf_model(pixel_values=images())
+    torch.testing.assert_close(theirs.foregrounds, ours[:, :3], atol=1e-5, rtol=0)
+    torch.testing.assert_close(theirs.alphas, ours[:, 3:], atol=1e-5, rtol=0)
