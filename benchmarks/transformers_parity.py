@@ -1,12 +1,14 @@
 """Max output differences between our models and transformers' Sapiens2 classes on the same random weights.
 
     python benchmarks/transformers_parity.py CONFIG [CONFIG ...] [--size 512 384] [--layers N] [--batch 1]
+        [--backbone-only [--arch sapiens2_0.1b]]
 
 For each config: random weights (the model's init, LayerScale and norm gains perturbed), export to a temporary
 transformers folder (zero missing/unexpected/mismatched keys required), then the max |ours - transformers| of every
 output, once with our RoPE tables in bf16 (the default, the official behaviour) and once in fp32 (transformers'
 choice). ``--layers`` keeps the arch widths with fewer blocks (fewer than 17 blocks are all full attention);
-``--size`` sets the input (and the backbone/pointmap ``img_size``).
+``--size`` sets the input (and the backbone/pointmap ``img_size``); ``--backbone-only`` compares the config's backbone
+(``Sapiens2Model``, last hidden state), ``--arch`` replaces its arch.
 """
 import argparse
 import tempfile
@@ -43,16 +45,20 @@ def random_weights(model: torch.nn.Module) -> torch.nn.Module:
     return model.eval()
 
 
-def configured(path: str, size, layers, rope_dtype: str):
+def configured(path: str, size, layers, rope_dtype: str, arch=None, backbone_only=False):
     cfg = load_config(path)
     backbone = cfg.model.get('backbone', cfg.model)
+    if backbone_only:
+        cfg.model = backbone = dict(backbone, out_type='raw', out_indices=-1, init_cfg=None)
+    if arch:
+        backbone['arch'] = arch
     if layers:
-        backbone.arch = dict(resolve_arch(backbone.arch), num_layers=layers)
+        backbone['arch'] = dict(resolve_arch(backbone['arch']), num_layers=layers)
     if size:
-        backbone.img_size = tuple(size)
+        backbone['img_size'] = tuple(size)
         if 'img_size' in cfg.model.get('decode_head', {}):
             cfg.model.decode_head.img_size = tuple(size)
-    backbone.pos_embed_rope_dtype = rope_dtype
+    backbone['pos_embed_rope_dtype'] = rope_dtype
     return cfg
 
 
@@ -62,12 +68,15 @@ def main() -> None:
     parser.add_argument('--size', type=int, nargs=2, default=None, metavar=('H', 'W'))
     parser.add_argument('--layers', type=int, default=None)
     parser.add_argument('--batch', type=int, default=1)
+    parser.add_argument('--backbone-only', action='store_true')
+    parser.add_argument('--arch', default=None, help='replace the config backbone arch, e.g. sapiens2_0.1b')
     args = parser.parse_args()
     torch.set_grad_enabled(False)
     for path in args.configs:
         state = None
         for rope_dtype in ('bf16', 'fp32'):
-            model = build_model(configured(path, args.size, args.layers, rope_dtype), device='cpu')
+            cfg = configured(path, args.size, args.layers, rope_dtype, args.arch, args.backbone_only)
+            model = build_model(cfg, device='cpu')
             if state is None:
                 state = random_weights(model).state_dict()
             else:

@@ -98,13 +98,13 @@ def build_model(config: Union[str, Config], backbone_only: bool = False, device:
 
 def _backbone_of(model: nn.Module) -> Tuple[nn.Module, str]:
     """(backbone, its key prefix in the model's state dict)."""
-    return (model, '') if type(model).__name__ == 'Sapiens2' else (model.backbone, 'backbone.')
+    return (model, '') if _is_backbone(model) else (model.backbone, 'backbone.')
 
 
 def _head_rename(model: nn.Module) -> Tuple[str, str]:
     """(our head prefix, official head prefix): mmpose keeps the head in ``head``, the official layout in
     ``decode_head``."""
-    converter, _ = find_head(model) if type(model).__name__ != 'Sapiens2' else (None, None)
+    converter, _ = (None, None) if _is_backbone(model) else find_head(model)
     if converter is not None and converter.head_attr != 'decode_head':
         return f'{converter.head_attr}.', 'decode_head.'
     return 'decode_head.', 'decode_head.'
@@ -136,7 +136,7 @@ def _official_weights(model: nn.Module, state_dict: StateDict) -> StateDict:
     ours, official = _head_rename(model)
     weights = _rename_prefix(state_dict, ours, official)
     backbone, prefix = _backbone_of(model)
-    for index, block in enumerate(backbone.blocks):
+    for index in range(backbone.num_layers):
         key = f'{prefix}blocks.{index}.attn.gamma.weight'
         if key not in weights:
             dtype = state_dict[f'{prefix}blocks.{index}.attn.wq.weight'].dtype
@@ -153,7 +153,7 @@ def _writable(out_dir: str, names: Sequence[str], overwrite: bool) -> None:
 
 
 def _model_card(hf_class: str, fields: dict, rope_dtype: str, source: str) -> str:
-    rope = ('fp32, as transformers computes them, so the outputs match sapiens2 to < 1e-5'
+    rope = ('fp32, as transformers computes them, so the outputs match sapiens2 to float32 rounding'
             if rope_dtype == 'fp32' else
             'bf16 (the official Sapiens2 behaviour); transformers computes them in fp32, so its outputs differ from '
             "sapiens2's by about 1e-3. In sapiens2, `model.backbone.pos_embed_rope_dtype='fp32'` reproduces "
@@ -189,7 +189,7 @@ def model_to_transformers(model: nn.Module,
         ``out_dir``.
     """
     transformers = require_transformers()
-    if backbone_only and type(model).__name__ != 'Sapiens2':
+    if backbone_only and not _is_backbone(model):
         state_dict = None if state_dict is None else OrderedDict(
             (k[len('backbone.'):], v) for k, v in state_dict.items() if k.startswith('backbone.'))
         model = model.backbone
@@ -389,7 +389,7 @@ def load_transformers_model(hf_dir: str, hf_class: Optional[str] = None) -> nn.M
 
 
 def _our_outputs(model: nn.Module, images: torch.Tensor) -> List[torch.Tensor]:
-    if type(model).__name__ == 'Sapiens2':
+    if _is_backbone(model):
         out = model(images)[-1]
     else:
         out = model(images, None, mode='tensor')
