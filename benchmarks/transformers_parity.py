@@ -49,7 +49,8 @@ def configured(path: str, size, layers, rope_dtype: str, arch=None, backbone_onl
     cfg = load_config(path)
     backbone = cfg.model.get('backbone', cfg.model)
     if backbone_only:
-        cfg.model = backbone = dict(backbone, out_type='raw', out_indices=-1, init_cfg=None)
+        cfg.model = dict(backbone, out_type='raw', out_indices=-1, init_cfg=None)
+        backbone = cfg.model
     if arch:
         backbone['arch'] = arch
     if layers:

@@ -13,7 +13,7 @@ official names and ``from_pretrained`` renames them on load. So
   against one of our configs and writes (or loads) a strictly matching checkpoint.
 
 RoPE: transformers computes the RoPE tables in fp32; our default (the official behaviour) is bf16, which changes
-outputs by ~1e-3 (docs/differences.md). An export records our setting in the model card and as
+outputs by about 1e-3 to 1e-2 (docs/differences.md). An export records our setting in the model card and as
 ``sapiens2_pos_embed_rope_dtype`` in ``config.json``; :func:`load_model_from_transformers` builds the backbone with
 ``pos_embed_rope_dtype='fp32'`` unless told otherwise, so it reproduces transformers' outputs. The RoPE ``periods``
 buffer is derived from the config (transformers ignores it): an import recomputes it in the config's RoPE dtype.
@@ -156,7 +156,7 @@ def _model_card(hf_class: str, fields: dict, rope_dtype: str, source: str) -> st
     rope = ('fp32, as transformers computes them, so the outputs match sapiens2 to float32 rounding'
             if rope_dtype == 'fp32' else
             'bf16 (the official Sapiens2 behaviour); transformers computes them in fp32, so its outputs differ from '
-            "sapiens2's by about 1e-3. In sapiens2, `model.backbone.pos_embed_rope_dtype='fp32'` reproduces "
+            "sapiens2's by about 1e-3 to 1e-2. In sapiens2, `model.backbone.pos_embed_rope_dtype='fp32'` reproduces "
             "transformers' numbers")
     return '\n'.join([
         '---', 'library_name: transformers', 'tags:', '- sapiens2', '---', f'# Sapiens2 ({hf_class})', '',
