@@ -8,6 +8,7 @@ from torch import nn
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
+
 from .base import BaseInferenceTask
 
 
