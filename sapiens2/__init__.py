@@ -10,7 +10,7 @@ from .adaptations import apply_adaptations
 
 apply_adaptations()
 
-from . import engine, evaluation, models, structures  # noqa: E402,F401  (registration)
+from . import engine, evaluation, hub, models, structures  # noqa: E402,F401  (registration)
 from .utils.optional import is_installed  # noqa: E402
 
 if is_installed('mmcv'):

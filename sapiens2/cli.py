@@ -1,4 +1,4 @@
-"""``sapiens2``: the package's command line (version, packaged configs, adaptations, inference)."""
+"""``sapiens2``: the package's command line (version, packaged configs, model aliases, adaptations, inference)."""
 import argparse
 import sys
 from typing import List, Optional
@@ -18,6 +18,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     commands = parser.add_subparsers(dest='command')
     commands.add_parser('configs', help='list the packaged configs, by the name a _base_ uses (sapiens2::...)')
     commands.add_parser('adaptations', help='list the changes sapiens2 makes to MMEngine and the OpenMMLab libraries')
+    commands.add_parser('models', help='list the model aliases: Hub repository, config and candidate files')
     commands.add_parser('infer', help='run models on images or videos (same as sapiens2-infer)', add_help=False)
     args, rest = parser.parse_known_args(argv)
     if args.version:
@@ -32,6 +33,11 @@ def _main(argv: Optional[List[str]] = None) -> int:
     if args.command == 'configs':
         from sapiens2.config_files import PREFIX, list_configs
         print('\n'.join(PREFIX + name for name in list_configs()))
+        return 0
+    if args.command == 'models':
+        from sapiens2.hub.model_zoo import model_zoo
+        for alias, entry in sorted(model_zoo().items()):
+            print(f'{alias}\t{entry.uri()}\t{entry.config or "(checkpoint only)"}\t{", ".join(entry.files)}')
         return 0
     if args.command == 'adaptations':
         import sapiens2.adaptations as adaptations

@@ -5,6 +5,9 @@ import os.path as osp
 import pytest
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+# No test may reach the Hugging Face Hub: huggingface_hub reads this when it is first imported (after this file),
+# and subprocesses inherit it.
+os.environ['HF_HUB_OFFLINE'] = '1'
 
 
 @pytest.fixture(scope='session')

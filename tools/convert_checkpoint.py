@@ -1,10 +1,13 @@
 """Convert checkpoints: official .safetensors <-> MMEngine .pth, and sapiens2 <-> Hugging Face transformers.
 
-    python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...]
+    python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...] [--trust-checkpoint]
     python tools/convert_checkpoint.py CKPT --to-transformers OUT_DIR --config CFG [--backbone-only] [--compare]
     python tools/convert_checkpoint.py DST --from-transformers HF_DIR --config CFG [--backbone-only]
 
-Between files the format follows each file's suffix; only model weights are kept, tensors and dtypes bit-exact.
+Between files the format follows each file's suffix. The model weights are kept (tensors and dtypes copied
+bit-exact) with the checkpoint's meta (e.g. dataset_meta; a .safetensors file stores it as JSON metadata), not the
+training state. SRC (and CKPT) may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias
+(pose-1b), downloaded if needed.
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
 
 --to-transformers writes config.json + model.safetensors + README.md for transformers' Sapiens2 classes
@@ -18,6 +21,7 @@ import sys
 
 from mmengine.config import DictAction
 
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
@@ -43,6 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--compare', action='store_true',
                         help='after exporting, run both models on a random image and print the max differences')
     parser.add_argument('--overwrite', action='store_true', help='replace existing output files')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     add_debug_argument(parser)
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
                         help='override settings of --config, e.g. model.backbone.pos_embed_rope_dtype=fp32')
@@ -70,8 +75,9 @@ def compare(args: argparse.Namespace) -> None:
     from sapiens2.engine.checkpoint import load_model_weights
     from sapiens2.interop.transformers import build_model, load_transformers_model, output_differences
     model = build_model(args.config, args.backbone_only, device='cpu', cfg_options=args.cfg_options)
-    load_model_weights(model, args.paths[0], prefix='backbone.' if args.backbone_only and not _bare(args.paths[0])
-                       else None)
+    trust = args.trust_checkpoint or None
+    prefix = 'backbone.' if args.backbone_only and not _bare(args.paths[0], trust) else None
+    load_model_weights(model, args.paths[0], prefix=prefix, trust_checkpoint=trust)
     backbone = model if type(model).__name__ == 'Sapiens2' else model.backbone
     images = torch.randn(1, 3, *backbone.img_size, generator=torch.Generator().manual_seed(0))
     differences = output_differences(model, load_transformers_model(args.to_transformers), images)
@@ -80,9 +86,9 @@ def compare(args: argparse.Namespace) -> None:
         print(f'max |ours - transformers| {name}: {value:.3g} (our RoPE tables in {rope})')
 
 
-def _bare(checkpoint: str) -> bool:
+def _bare(checkpoint: str, trust_checkpoint) -> bool:
     from sapiens2.engine.checkpoint import load_weights
-    return not any(key.startswith('backbone.') for key in load_weights(checkpoint))
+    return not any(key.startswith('backbone.') for key in load_weights(checkpoint, trust_checkpoint=trust_checkpoint))
 
 
 def main(argv=None) -> int:
@@ -90,7 +96,8 @@ def main(argv=None) -> int:
     if args.to_transformers:
         from sapiens2.interop.transformers import export_to_transformers
         export_to_transformers(args.config, args.paths[0], args.to_transformers, backbone_only=args.backbone_only,
-                               verify=not args.no_verify, overwrite=args.overwrite, cfg_options=args.cfg_options)
+                               verify=not args.no_verify, overwrite=args.overwrite, cfg_options=args.cfg_options,
+                               trust_checkpoint=args.trust_checkpoint or None)
         print(f'Wrote a transformers Sapiens2 folder to {args.to_transformers}')
         if args.compare:
             compare(args)
@@ -103,7 +110,8 @@ def main(argv=None) -> int:
               "model.backbone.pos_embed_rope_dtype='fp32' (sapiens2's default bf16 is the official behaviour)")
     else:
         from sapiens2.engine.checkpoint import convert_checkpoint
-        state_dict = convert_checkpoint(args.paths[0], args.paths[1], args.rename)
+        state_dict = convert_checkpoint(args.paths[0], args.paths[1], args.rename,
+                                        trust_checkpoint=args.trust_checkpoint or None)
         print(f'Wrote {len(state_dict)} tensors to {args.paths[1]}')
     return 0
 

@@ -5,7 +5,7 @@ _base_ = ['../_base_/pose_runtime.py', '../_base_/datasets/keypoints308_partitio
 
 max_iters = 10000
 val_interval = 1000
-pretrained = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
+pretrained = 'pretrain-0.4b'
 # Read by mmpose's MMPoseInferencer: a top-down model, and the dataset whose metainfo it draws with. Its module
 # (sapiens2.datasets.pose) names no body/face/hand category, so the inferencer picks no default detector and uses the
 # whole image as one person box; pass det_model=... for a detector (docs/inference.md).

@@ -203,7 +203,7 @@ def model_to_transformers(model: nn.Module,
     config = transformers.Sapiens2Config(**fields, architectures=[hf_class], dtype=dtype,
                                          **{ROPE_DTYPE_FIELD: rope_dtype})
     config.save_pretrained(out_dir)
-    save_weights(weights, osp.join(out_dir, WEIGHTS_NAME), metadata={'format': 'pt'})
+    save_weights(weights, osp.join(out_dir, WEIGHTS_NAME))
     with open(osp.join(out_dir, CARD_NAME), 'w') as f:
         f.write(_model_card(hf_class, fields, rope_dtype, source))
     if verify:
@@ -217,15 +217,17 @@ def export_to_transformers(config: Union[str, Config],
                            backbone_only: bool = False,
                            verify: bool = True,
                            overwrite: bool = False,
-                           cfg_options: Optional[dict] = None) -> str:
-    """Export a checkpoint of ours (any supported file and layout) with its config to a transformers folder.
+                           cfg_options: Optional[dict] = None,
+                           trust_checkpoint: Optional[bool] = None) -> str:
+    """Export a checkpoint of ours (any supported file, URI and layout) with its config to a transformers folder.
 
     The model is built on the ``meta`` device (no memory for weights), the checkpoint is checked strictly against it,
     and :func:`model_to_transformers` writes the folder. A bare backbone checkpoint (pretrain) goes with
-    ``backbone_only=True`` and any config whose ``model.backbone`` matches it.
+    ``backbone_only=True`` and any config whose ``model.backbone`` matches it. ``trust_checkpoint`` is that of
+    :func:`sapiens2.engine.checkpoint.load_weights`.
     """
     model = build_model(config, backbone_only, cfg_options=cfg_options)
-    state_dict = load_weights(checkpoint)
+    state_dict = load_weights(checkpoint, trust_checkpoint=trust_checkpoint)
     if _is_backbone(model) and any(k.startswith('backbone.') for k in state_dict):
         state_dict = OrderedDict((k[len('backbone.'):], v) for k, v in state_dict.items() if k.startswith('backbone.'))
     state_dict = adapt_keys(state_dict, model)

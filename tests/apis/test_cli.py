@@ -63,7 +63,7 @@ def test_cli_argument_errors():
     with pytest.raises(SystemExit):
         parse_args(['x.png', '--out', 'o', '--model', 'a.py', 'b.py', '--weights', 'w.pth'])
     args = parse_args(['x.png', '--out', 'o', '--task', 'pose', 'seg', '--size', '0.4b'])
-    assert args.task == ['pose', 'seg'] and args.size == '0.4b'
+    assert args.task == ['pose', 'seg'] and args.size == '0.4b' and args.aliases == ['pose-0.4b', 'seg-0.4b']
 
 
 def test_cli_on_a_gif_with_a_progress_bar(tmp_path, pose_checkpoint, capsys):
