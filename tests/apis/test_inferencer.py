@@ -130,6 +130,25 @@ def test_bf16_runs_the_forward_under_autocast():
     assert dtypes == [torch.bfloat16] and result['labels'].shape == (60, 50)
 
 
+@pytest.mark.parametrize('name, count', [('coco17', 17), ('coco_wholebody', 133), ('openpose', 137)])
+def test_pose_keypoint_format_option(name, count, tmp_path):
+    from sapiens2.structures.keypoint_formats import keypoint_format
+    model = init_model(POSE, device='cpu')
+    plain = build_task(model, model.cfg)
+    task = build_task(model, model.cfg, task_options=dict(pose=dict(keypoint_format=name)))
+    image = images(1)[0]
+    result, original = task.predict([image])[0], plain.predict([image])[0]
+    assert result['keypoints'].shape == (1, count, 2) and result['keypoint_scores'].shape == (1, count)
+    expected, expected_scores = keypoint_format(name).convert(original['keypoints'], original['keypoint_scores'])
+    np.testing.assert_allclose(result['keypoints'], expected, atol=1e-4)
+    np.testing.assert_allclose(result['keypoint_scores'], expected_scores, atol=1e-6)
+    assert task.visualize(image, result).shape == image.shape
+    record = dict(image_name='a.png', image_size=[image.shape[1], image.shape[0]], result=result)
+    content = json.loads(open(task.save_group([record], str(tmp_path), 'g')).read())
+    assert content['keypoint_format'] == name and content['num_keypoints'] == count
+    assert len(content['keypoint_names']) == count
+
+
 def test_a_checkpoint_that_runs_code_needs_trust(tmp_path):
     from sapiens2.apis.cli import parse_args
     from sapiens2.engine.checkpoint import UnsafeCheckpointError

@@ -8,7 +8,9 @@ from mmengine.logging import print_log
 from torch import nn
 
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
+
 from ..pose_topdown import inference_pose_topdown, init_person_detector
 from .base import BaseInferenceTask
 
@@ -30,6 +32,8 @@ class PoseInferenceTask(BaseInferenceTask):
         bbox_thr, nms_thr: Detector score threshold and box-NMS IoU (official 0.3 / 0.3).
         batch_size: Person crops per forward.
         radius, thickness: Drawing sizes (default proportional to the image).
+        keypoint_format: Return, draw and write the keypoints in another layout (``coco17``, ``coco_wholebody``,
+            ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308.
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
@@ -38,7 +42,7 @@ class PoseInferenceTask(BaseInferenceTask):
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
                  nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
-                 thickness: Optional[int] = None) -> None:
+                 thickness: Optional[int] = None, keypoint_format: Optional[str] = None) -> None:
         super().__init__(model, cfg, dtype)
         if not getattr(model, 'dataset_meta', None):
             raise ValueError('the pose model has no dataset_meta (keypoint names, flip indices); build it with '
@@ -46,6 +50,7 @@ class PoseInferenceTask(BaseInferenceTask):
         self.detector = init_person_detector(det_config, det_checkpoint, str(self.device)) if det_config else None
         self.kpt_thr, self.bbox_thr, self.nms_thr, self.batch_size = kpt_thr, bbox_thr, nms_thr, batch_size
         self.radius, self.thickness = radius, thickness
+        self.keypoint_format = get_keypoint_format(keypoint_format) if keypoint_format else None
 
     def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None,
                 names: Optional[Sequence[str]] = None, **kwargs) -> List[dict]:
@@ -53,7 +58,14 @@ class PoseInferenceTask(BaseInferenceTask):
         ``names[i]`` names the image in notices and errors."""
         bboxes = bboxes if bboxes is not None else [None] * len(images)
         names = names if names is not None else [f'image {i}' for i in range(len(images))]
-        return [self._predict_one(image, boxes, name) for image, boxes, name in zip(images, bboxes, names)]
+        return [self._in_format(self._predict_one(image, boxes, name))
+                for image, boxes, name in zip(images, bboxes, names)]
+
+    def _in_format(self, result: dict) -> dict:
+        if self.keypoint_format is None:
+            return result
+        keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
+        return dict(result, keypoints=keypoints, keypoint_scores=scores)
 
     def _predict_one(self, image: np.ndarray, boxes, name: str) -> dict:
         with self.autocast():
@@ -75,7 +87,8 @@ class PoseInferenceTask(BaseInferenceTask):
                     keypoint_scores=np.concatenate([p.keypoint_scores for p in pred]).astype(np.float32))
 
     def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
-        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], kpt_thr=self.kpt_thr,
+        style = self.keypoint_format.style() if self.keypoint_format is not None else None
+        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style=style, kpt_thr=self.kpt_thr,
                               radius=self.radius, thickness=self.thickness, bboxes=result['bboxes'])
 
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
@@ -86,6 +99,9 @@ class PoseInferenceTask(BaseInferenceTask):
         num_keypoints = records[0]['result']['keypoint_scores'].shape[1] if records else 0
         content = dict(video=group, image_size=records[0]['image_size'] if records else None,
                        num_keypoints=int(num_keypoints), kpt_thr_used=self.kpt_thr, frames=frames)
+        if self.keypoint_format is not None:
+            content.update(keypoint_format=self.keypoint_format.name,
+                           keypoint_names=list(self.keypoint_format.keypoint_names))
         path = self.out_path(out_dir, group, '_predictions.json')
         with open(path, 'w') as f:
             json.dump(content, f)
