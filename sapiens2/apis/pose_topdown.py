@@ -1,4 +1,5 @@
 """Top-down 308-keypoint pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
+import logging
 from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
@@ -6,6 +7,7 @@ import mmcv
 import numpy as np
 from mmengine.config import Config
 from mmengine.dataset import Compose
+from mmengine.logging import print_log
 from mmpose.evaluation.functional import nms
 from mmpose.structures import PoseDataSample
 from mmpose.structures.bbox import bbox_xywh2xyxy
@@ -72,6 +74,26 @@ def check_bboxes(bboxes, image_shape: Sequence[int], name: str = 'image', bbox_f
     return boxes.astype(np.float32)
 
 
+def whole_image_person_share(model: nn.Module, width: int, height: int) -> float:
+    """The share of the model's crop that a person filling the whole ``width`` x ``height`` image covers.
+
+    The whole-image box is expanded to the model's aspect ratio as every box is (the official demo and mmpose's
+    ``inference_topdown`` do the same), so on an image far from that ratio the person fills only a band of the crop.
+    """
+    input_w, input_h = model.cfg.codec['input_size']
+    crop_aspect, image_aspect = input_w / input_h, width / height
+    return min(crop_aspect / image_aspect, image_aspect / crop_aspect)
+
+
+def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int) -> None:
+    share = whole_image_person_share(model, width, height)
+    if share < 0.75:
+        print_log(f'{name}: no person boxes and no detector, so the whole {width}x{height} image is one box; expanded '
+                  f'to the model\'s aspect ratio, a person filling the image covers {share:.0%} of the crop, where '
+                  'top-down models are less accurate. Pass --bboxes or --det-config/--det-checkpoint (a person '
+                  'detector) for reliable keypoints.', logger='current', level=logging.WARNING)
+
+
 def inference_pose_topdown(model: nn.Module,
                            img: Union[str, np.ndarray],
                            bboxes: Optional[Union[Sequence, np.ndarray]] = None,
@@ -111,6 +133,7 @@ def inference_pose_topdown(model: nn.Module,
     else:
         height, width = image.shape[:2]
         boxes = np.array([[0, 0, width, height, 1]], dtype=np.float32)
+        _notice_whole_image_box(model, name, width, height)
     pipeline = pipeline or inference_pipeline(model.cfg)
     infos = [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
     results: List[PoseDataSample] = []

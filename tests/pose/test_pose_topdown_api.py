@@ -224,3 +224,23 @@ def test_cli_with_an_mmdet_detector_that_finds_nobody(tmp_path):
         assert f'{name}: the person detector found nobody' in proc.stdout + proc.stderr
     frames = json.loads((tmp_path / 'out' / 'pose' / 'street_predictions.json').read_text())['frames']
     assert [(f['image_name'], f['instances']) for f in frames] == [('empty_a', []), ('empty_b', [])]
+
+
+@pytest.mark.parametrize('shape, noticed', [((427, 640), True), ((128, 96), False), ((200, 200), False),
+                                            ((400, 100), True)], ids=['landscape', '3:4', 'square', 'tall'])
+def test_a_whole_image_box_far_from_the_model_aspect_gets_a_notice(model, shape, noticed):
+    from mmengine.logging import MMLogger
+    assert api.whole_image_person_share(model, 640, 427) == pytest.approx(0.75 / (640 / 427))
+    notices = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: notices.append(record.getMessage())
+    MMLogger.get_current_instance().addHandler(handler)
+    try:
+        api.inference_pose_topdown(model, np.zeros((*shape, 3), np.uint8), name='photo')
+        api.inference_pose_topdown(model, np.zeros((*shape, 3), np.uint8), bboxes=[[0, 0, 20, 20]], name='photo')
+    finally:
+        MMLogger.get_current_instance().removeHandler(handler)
+    assert len(notices) == int(noticed)
+    if noticed:
+        assert notices[0].startswith(f'photo: no person boxes and no detector, so the whole {shape[1]}x{shape[0]}')
+        assert '--det-config' in notices[0]
