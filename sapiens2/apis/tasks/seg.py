@@ -6,6 +6,7 @@ import numpy as np
 
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.visualization.dense_maps import overlay_labels, side_by_side
+
 from .dense import DenseInferenceTask
 
 

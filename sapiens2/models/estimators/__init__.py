@@ -1,4 +1,5 @@
 from sapiens2.utils.optional import is_installed
+
 from .dense_estimator import DenseEstimator
 
 __all__ = ['DenseEstimator']

@@ -3,8 +3,15 @@ import random
 import numpy as np
 import torch
 
-from sapiens2.datasets.transforms import (DenseRandomCropContinuous, DenseRandomFlip, DenseRandomScale,
-                                          FilterDenseSample, PackDenseInputs, RandomDownUpSample, RandomSolarize)
+from sapiens2.datasets.transforms import (
+    DenseRandomCropContinuous,
+    DenseRandomFlip,
+    DenseRandomScale,
+    FilterDenseSample,
+    PackDenseInputs,
+    RandomDownUpSample,
+    RandomSolarize,
+)
 
 
 def _results(h=20, w=30):

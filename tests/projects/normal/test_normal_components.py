@@ -8,9 +8,15 @@ import torch
 import torch.nn.functional as F
 from mmengine.structures import PixelData
 
-from sapiens2_normal import (LoadNormalAnnotations, NormalCosineSimilarityLoss, NormalDirDataset,
-                                             NormalHead, NormalMetric, NormalVisualizationHook)
 from sapiens2.structures import DenseDataSample
+from sapiens2_normal import (
+    LoadNormalAnnotations,
+    NormalCosineSimilarityLoss,
+    NormalDirDataset,
+    NormalHead,
+    NormalMetric,
+    NormalVisualizationHook,
+)
 
 
 def test_cosine_loss_known_values():

@@ -7,12 +7,20 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from sapiens2_pointmap import (LoadPointmapAnnotations, PointmapDirDataset, PointmapGenerateTarget,
-                                                 PointmapHead, PointmapIntrinsicsConsistencyLoss, PointmapL1Loss,
-                                                 PointmapMetric, PointmapNormalLoss, PointmapScaleL1Loss,
-                                                 PointmapShiftInvariantL1Loss, SiLogLoss)
-from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 from sapiens2.structures import DenseDataSample
+from sapiens2_pointmap import (
+    PointmapDirDataset,
+    PointmapGenerateTarget,
+    PointmapHead,
+    PointmapIntrinsicsConsistencyLoss,
+    PointmapL1Loss,
+    PointmapMetric,
+    PointmapNormalLoss,
+    PointmapScaleL1Loss,
+    PointmapShiftInvariantL1Loss,
+    SiLogLoss,
+)
+from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 
 
 def _head(img_size):
