@@ -16,8 +16,6 @@ from pathlib import Path
 
 from mmengine.fileio import LocalBackend
 
-from .checkpoint_integrity import newest_complete_checkpoint
-
 CHECKPOINT_SUFFIXES = ('.pth', '.safetensors')
 
 
@@ -55,6 +53,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str:
+    from .checkpoint_integrity import newest_complete_checkpoint  # here: this file also runs alone (its kill test)
     folder = os.path.dirname(path) or '.'
     free = shutil.disk_usage(folder).free
     kept = (f'the previous {os.path.basename(path)} is intact' if existed else f'no {os.path.basename(path)} was '
