@@ -13,10 +13,10 @@ from typing import List, Optional, Tuple
 
 from sapiens2.config_files import config_dir
 
-TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo')
+TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo', 'matting')
 SIZES = ('0.4b', '0.8b', '1b', '5b')
 TASK_FILE_NAMES = dict(pose=('pose', 'keypoints308'), seg=('seg', ), normal=('normal', ), pointmap=('pointmap', ),
-                       albedo=('albedo', ))
+                       albedo=('albedo', ), matting=('matting', ))
 CHECKPOINT_SUFFIXES = ('.safetensors', '.pth', '.bin')
 ALIAS_PATTERN = re.compile(r'^(?P<task>[a-z]+)-(?P<size>\d+(?:\.\d+)?b)$')
 
