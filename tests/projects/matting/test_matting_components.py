@@ -114,3 +114,12 @@ def test_seg_and_matting_run_together(tmp_path):
     written = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob('*.png'))
     assert written == ['matting/array_000000.png', 'matting/array_000000_alpha.png',
                        'matting/array_000000_cutout.png', 'seg/array_000000.png']
+
+
+def test_the_matting_alias_finds_the_packaged_1b_config(tmp_path, monkeypatch):
+    from sapiens2.apis import model_zoo
+    monkeypatch.setenv('SAPIENS2_CHECKPOINT_ROOT', str(tmp_path))
+    (tmp_path / 'sapiens2_1b_matting.safetensors').write_bytes(b'')
+    config, checkpoint = model_zoo.resolve_model('matting-1b')
+    assert config.endswith('matting/sapiens2_1b_matting_humans-1024x768.py') and Path(config).is_file()
+    assert checkpoint == str(tmp_path / 'sapiens2_1b_matting.safetensors')

@@ -14,7 +14,8 @@ def with_alpha(sample, alpha):
 
 @pytest.mark.slow
 def test_tiny_matting_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
-    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'matting/sad_unknown')
+    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'matting/sad_unknown',
+                                      timeout=1800)
     untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
     samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))
     unknown = [split_target(s.gt_dense.data) for s in samples]
