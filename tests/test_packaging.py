@@ -82,3 +82,8 @@ def test_wheel_installs_and_works_outside_the_repository(tmp_path):
     assert 'sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in listed
     assert 'sapiens2::normal/sapiens2_1b_normal_render_people-1024x768.py' in listed
     assert 'sapiens2::matting/sapiens2_1b_matting_humans-1024x768.py' in listed
+    models = subprocess.run([str(venv / 'bin' / 'sapiens2'), 'models'], cwd=outside, env=env, capture_output=True,
+                            text=True, timeout=300).stdout
+    assert 'pose-1b\thf://facebook/sapiens2-pose-1b\tsapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in models
+    assert ('matting-1b\thf://facebook/sapiens2-matting-1b\t'
+            'sapiens2::matting/sapiens2_1b_matting_humans-1024x768.py') in models

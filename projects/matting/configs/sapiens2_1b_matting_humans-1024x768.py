@@ -3,7 +3,7 @@
 # Training: the 1b normal recipe (40k iterations, layer decay 0.9, clip 4.0, 7 per GPU x 8).
 _base_ = ['./sapiens2_0.4b_matting_humans-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_1b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-1b'
 model = dict(
     backbone=dict(arch='sapiens2_1b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=1536))

@@ -117,9 +117,12 @@ def test_seg_and_matting_run_together(tmp_path):
 
 
 def test_the_matting_alias_finds_the_packaged_1b_config(tmp_path, monkeypatch):
-    from sapiens2.apis import model_zoo
+    from sapiens2.hub import model_zoo
     monkeypatch.setenv('SAPIENS2_CHECKPOINT_ROOT', str(tmp_path))
     (tmp_path / 'sapiens2_1b_matting.safetensors').write_bytes(b'')
     config, checkpoint = model_zoo.resolve_model('matting-1b')
     assert config.endswith('matting/sapiens2_1b_matting_humans-1024x768.py') and Path(config).is_file()
-    assert checkpoint == str(tmp_path / 'sapiens2_1b_matting.safetensors')
+    assert checkpoint == 'matting-1b' and 'matting' in model_zoo.tasks()
+    entry = model_zoo.get_entry('matting-1b')
+    assert entry.repo == 'facebook/sapiens2-matting-1b'
+    assert model_zoo.find_local_checkpoint(entry) == str(tmp_path / 'sapiens2_1b_matting.safetensors')
