@@ -67,6 +67,9 @@ class LoadMattingAnnotations(BaseTransform):
     declared pre-multiplied that exceeds alpha is refused.
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def transform(self, results: dict) -> Optional[dict]:
         results['gt_alpha'] = read_alpha(results['alpha_path'])
         check_same_size(results, 'gt_alpha', results['alpha_path'])
