@@ -80,3 +80,6 @@ def test_wheel_installs_and_works_outside_the_repository(tmp_path):
                             text=True, timeout=300).stdout.split()
     assert 'sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in listed
     assert 'sapiens2::normal/sapiens2_1b_normal_render_people-1024x768.py' in listed
+    models = subprocess.run([str(venv / 'bin' / 'sapiens2'), 'models'], cwd=outside, env=env, capture_output=True,
+                            text=True, timeout=300).stdout
+    assert 'pose-1b\thf://facebook/sapiens2-pose-1b\tsapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in models
