@@ -42,7 +42,7 @@ def peer_config(backbone: nn.Module, task: Optional[str] = None):
         num_hidden_layers=backbone.num_layers, num_attention_heads=backbone.num_heads,
         num_key_value_heads_per_layer=[b.attn.num_kv_heads for b in backbone.blocks],
         image_size=list(backbone.img_size), patch_size=backbone.patch_size,
-        num_register_tokens=backbone.n_storage_tokens, layerscale_value=float(block.attn.gamma.weight[0]),
+        num_register_tokens=backbone.n_storage_tokens, layerscale_value=float(block.attn.gamma.weight.detach()[0]),
         use_gated_mlp=True, use_qk_norm=True, rope_theta=float(backbone.rope_embed.base))
     if task is not None:
         spec = HEAD_CONFIGS[task]
