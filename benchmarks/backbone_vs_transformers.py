@@ -5,7 +5,7 @@
     python benchmarks/backbone_vs_transformers.py --arch sapiens2_nano --size 128 96 --repeats 1   # quick check
 
 Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapiens2Model`` with SDPA and the
-official task heads as ``Sapiens2Head``, weights mapped from ours by ``transformers_peer.py``), ``ours`` (the
+official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through sapiens2.interop), ``ours`` (the
 default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``; heads in channels-last).
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
 backbone + head. Prints per part the median time, the speed-up over transformers (median of per-repeat ratios),
@@ -112,7 +112,7 @@ def main() -> None:
     for task in (t for t in args.tasks if t != 'backbone'):
         ours = build_head(task, backbone.embed_dims)
         heads[task] = {'ours': ours, 'ours-fast': copy.deepcopy(ours).to(memory_format=torch.channels_last),
-                       'transformers': build_peer(backbone, ours, task).decode_head}
+                       'transformers': build_peer(backbone, ours).decode_head}
     x = torch.randn(1, 3, *args.size)
     # The largest GEMM of a block (tokens x C -> 8C, the SwiGLU w12): the machine's dense fp32 rate at this shape.
     tokens = grid[0] * grid[1] + backbone.num_extra_tokens

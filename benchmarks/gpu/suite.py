@@ -55,6 +55,12 @@ class NormalLayoutHead(DenseTrunkHead):
         return self.conv_normal(self.forward_trunk(x))
 
 
+def register_peer_conversion() -> None:
+    """``NormalLayoutHead`` converts to transformers as the official normal head does (same layout)."""
+    from sapiens2.interop.transformers_config import HEAD_CONVERTERS, register_head_converter
+    register_head_converter(NormalLayoutHead.__name__, HEAD_CONVERTERS['NormalHead'])
+
+
 class TaskModel(nn.Module):
     def __init__(self, backbone: Sapiens2, head: nn.Module) -> None:
         super().__init__()
@@ -201,8 +207,9 @@ def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: 
     if not args.no_transformers:
         try:
             from transformers_peer import build_peer
+            register_peer_conversion()
             with device:
-                peer = build_peer(model.backbone, model.decode_head, 'normal').to(device)
+                peer = build_peer(model.backbone, model.decode_head).to(device)
 
             def theirs() -> torch.Tensor:
                 with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16):
