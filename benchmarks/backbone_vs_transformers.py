@@ -6,7 +6,8 @@
 
 Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapiens2Model`` with SDPA and the
 official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through
-sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``; heads in channels-last).
+sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True,
+fuse_qkv=True``; heads in channels-last).
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
 backbone + head. Prints per part the median time, the speed-up over transformers (median of per-repeat ratios),
 the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
