@@ -67,15 +67,18 @@ def check_top_level_keys(cfg: Config | Mapping) -> None:
     """Warn (:class:`ConfigKeyWarning`) about each top-level key that is not read but resembles a key that is.
 
     A config's own variables (``train_pipeline``, ``data_root``...) are left alone: only a key within a small edit of
-    a Runner key, holding a value of the type that key takes, is reported.
+    a Runner key, holding a value of the type that key takes, is reported. A key whose value equals the value of the
+    Runner key it resembles is the variable that key was built from (``optim_wrapper = dict(**cpu_optim_wrapper)``),
+    not a misspelling.
     """
     known = runner_keys()
     source = getattr(cfg, 'filename', None) or '<config>'
-    for key, value in (cfg.to_dict() if isinstance(cfg, Config) else cfg).items():
+    keys = cfg.to_dict() if isinstance(cfg, Config) else dict(cfg)
+    for key, value in keys.items():
         if key in known or key.startswith('_'):
             continue
         close = [name for name in difflib.get_close_matches(key, known, n=3, cutoff=0.8)
-                 if _takes(known[name], value)]
+                 if _takes(known[name], value) and keys.get(name) != value]
         if close:
             suggestion = ' or '.join(repr(c) for c in close)
             warnings.warn(ConfigKeyWarning(f'{source}: top-level key {key!r} is not used by the runner; did you mean '

@@ -65,6 +65,10 @@ def test_misspelled_top_level_keys_warn_with_the_key_they_resemble():
         warnings.simplefilter('error')  # a config's own variables, and a value of another type, are not reported
         check_top_level_keys(dict(load_from=None, train_pipeline=[], data_root='d', val_data_root='v',
                                   load_strict=False, trust_checkpoint=True, resum='text', _base_=['x.py']))
+        adamw = dict(type='OptimWrapper', optimizer=dict(type='AdamW', lr=1e-3))
+        check_top_level_keys(dict(cpu_optim_wrapper=adamw, optim_wrapper=dict(adamw)))  # the variable it was built from
+    with pytest.warns(ConfigKeyWarning, match="'cpu_optim_wrapper' is not used by the runner"):
+        check_top_level_keys(dict(cpu_optim_wrapper=adamw, optim_wrapper=dict(adamw, clip_grad=None)))
 
 
 def test_packaged_configs_raise_no_key_or_value_complaint():
