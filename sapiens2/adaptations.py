@@ -8,12 +8,15 @@ not work, because patching code it was not written for could do worse than not p
 ``python -c "import sapiens2.adaptations as a; print(a.describe())"`` lists them and whether each is applied.
 """
 import importlib
+import importlib.abc
 import importlib.metadata
 import importlib.util
 import os.path as osp
 import re
+import sys
 import warnings
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
 
@@ -55,6 +58,61 @@ def _version_matches(version: str, patterns: Tuple[str, ...]) -> bool:
     return any(version.startswith(p[:-1]) if p.endswith('*') else version == p for p in patterns)
 
 
+# --- applying a change when a module is first imported ---------------------------------------------------------
+
+class _PatchingLoader(importlib.abc.Loader):
+    """Runs a module's own loader, then the patches waiting for that module."""
+
+    def __init__(self, loader: importlib.abc.Loader, patches: List[Callable[[ModuleType], None]]) -> None:
+        self._loader = loader
+        self._patches = patches
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        for patch in self._patches:
+            patch(module)
+
+    def __getattr__(self, name: str):
+        return getattr(self._loader, name)
+
+
+class _PatchOnImport(importlib.abc.MetaPathFinder):
+    """Finder that attaches waiting patches to the loader of the modules they are for, then steps aside."""
+
+    def __init__(self) -> None:
+        self.pending: Dict[str, List[Callable[[ModuleType], None]]] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.pending:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _PatchingLoader(spec.loader, self.pending.pop(fullname))
+                return spec
+        return None
+
+
+_ON_IMPORT = _PatchOnImport()
+
+
+def _patch_module(name: str, patch: Callable[[ModuleType], None]) -> None:
+    """Apply ``patch`` to module ``name`` now if it is imported, else right after its first import (so that
+    ``import sapiens2`` never imports a library only to patch it)."""
+    if name in sys.modules:
+        patch(sys.modules[name])
+        return
+    _ON_IMPORT.pending.setdefault(name, []).append(patch)
+    if _ON_IMPORT not in sys.meta_path:
+        sys.meta_path.insert(0, _ON_IMPORT)
+
+
 # --- MMEngine ------------------------------------------------------------------------------------------------------
 
 def _silence_mmengine_pkg_resources_warning() -> None:
@@ -67,16 +125,70 @@ def _silence_mmengine_pkg_resources_warning() -> None:
 def _read_checkpoints_with_sapiens2_loader() -> None:
     from mmengine.runner.checkpoint import CheckpointLoader
 
-    from sapiens2.engine.checkpoint import read_checkpoint_file, resolve_checkpoint_path
-    from sapiens2.hub.reference import HF_PREFIX
+    from sapiens2.engine.checkpoint import read_checkpoint_file
 
-    @CheckpointLoader.register_scheme(prefixes=('', HF_PREFIX), force=True)
-    def load_local_checkpoint(filename: str, map_location=None) -> dict:
-        path = resolve_checkpoint_path(filename)
-        checkpoint = read_checkpoint_file(path, map_location or 'cpu')
-        if path.endswith('.safetensors'):
-            checkpoint = {'state_dict': checkpoint}
-        return checkpoint
+    @CheckpointLoader.register_scheme(prefixes='', force=True)
+    def load_from_local(filename: str, map_location=None) -> dict:
+        return read_checkpoint_file(filename, map_location or 'cpu')
+
+
+def _read_downloads_with_sapiens2_loader() -> None:
+    import mmengine.runner.checkpoint as checkpoint_module
+
+    from sapiens2.engine.checkpoint import download_checkpoint, read_checkpoint_file
+
+    def load_url(url: str, model_dir: Optional[str] = None, map_location=None, progress: bool = True,
+                 check_hash: bool = False, file_name: Optional[str] = None) -> dict:
+        return read_checkpoint_file(download_checkpoint(url, model_dir, progress, check_hash, file_name),
+                                    map_location or 'cpu')
+
+    checkpoint_module.load_url = load_url
+
+
+def _pickle_history_buffers_without_methods() -> None:
+    from mmengine.logging import HistoryBuffer
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != 'statistics_methods'}
+
+    HistoryBuffer.__getstate__ = __getstate__
+
+
+def _flexible_runner_loads_strictly() -> None:
+    from mmengine.runner import FlexibleRunner
+    upstream = FlexibleRunner.load_checkpoint
+
+    def load_checkpoint(self, filename: str, map_location='cpu', strict: Optional[bool] = None,
+                        revise_keys: list = [(r'^module.', '')]):
+        if strict is None:
+            strict = bool(self.cfg.get('load_strict', True))
+        return upstream(self, filename, map_location=map_location, strict=strict, revise_keys=revise_keys)
+
+    FlexibleRunner.load_checkpoint = load_checkpoint
+
+
+def _resume_from_a_valid_record() -> None:
+    import mmengine.runner
+    import mmengine.runner._flexible_runner
+    import mmengine.runner.checkpoint
+    import mmengine.runner.runner
+
+    from sapiens2.engine.checkpoint import find_resume_checkpoint
+    for module in (mmengine.runner, mmengine.runner.checkpoint, mmengine.runner.runner,
+                   mmengine.runner._flexible_runner):
+        module.find_latest_checkpoint = find_resume_checkpoint
+
+
+# --- mmpose, mmseg, mmdet --------------------------------------------------------------------------------------------
+
+def _load_sapiens2_models_strictly(module_name: str) -> Callable[[], None]:
+    """Replaces ``load_checkpoint`` in an OpenMMLab ``apis.inference`` module (``init_model``/``init_detector``)."""
+
+    def patch(module: ModuleType) -> None:
+        from sapiens2.engine.checkpoint import strict_load_checkpoint_for_sapiens2
+        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint)
+
+    return lambda: _patch_module(module_name, patch)
 
 
 def _write_local_files_atomically() -> None:
@@ -149,16 +261,19 @@ def _log_the_config_at_debug() -> None:
 # --- mmpose --------------------------------------------------------------------------------------------------------
 
 def _draw_circles_with_scalar_radius() -> None:
-    import numpy as np
-    from mmpose.visualization.opencv_backend_visualizer import OpencvBackendVisualizer
-    upstream = OpencvBackendVisualizer.draw_circles
 
-    def draw_circles(self, center, radius, *args, **kwargs):
-        if self.backend == 'opencv' and isinstance(radius, np.ndarray) and radius.size == 1:
-            radius = radius.item()
-        return upstream(self, center, radius, *args, **kwargs)
+    def patch(module: ModuleType) -> None:
+        import numpy as np
+        upstream = module.OpencvBackendVisualizer.draw_circles
 
-    OpencvBackendVisualizer.draw_circles = draw_circles
+        def draw_circles(self, center, radius, *args, **kwargs):
+            if self.backend == 'opencv' and isinstance(radius, np.ndarray) and radius.size == 1:
+                radius = radius.item()
+            return upstream(self, center, radius, *args, **kwargs)
+
+        module.OpencvBackendVisualizer.draw_circles = draw_circles
+
+    _patch_module('mmpose.visualization.opencv_backend_visualizer', patch)
 
 
 # --- mmseg ---------------------------------------------------------------------------------------------------------
@@ -177,10 +292,31 @@ ADAPTATIONS: List[Adaptation] = [
         _silence_mmengine_pkg_resources_warning),
     Adaptation(
         'checkpoint-loader', 'mmengine', ('0.10.7', ),
-        "MMEngine's local checkpoint scheme (and an hf:// scheme) reads .safetensors and torch files, Hub "
-        'references and model aliases through sapiens2\'s one checkpoint loader (sapiens2.engine.checkpoint), so '
-        'load_from, --resume, init_cfg, tools/test.py and mmdet detectors share its rules.',
+        "MMEngine's local checkpoint scheme reads .safetensors and torch files, Hub references and model "
+        'aliases through sapiens2\'s one checkpoint loader (sapiens2.engine.checkpoint: weights_only=True unless '
+        'trusted, safetensors meta, registered URI schemes), so load_from, --resume, init_cfg and tools/test.py '
+        'share its rules.',
         _read_checkpoints_with_sapiens2_loader),
+    Adaptation(
+        'checkpoint-downloads', 'mmengine', ('0.10.7', ),
+        "Checkpoints MMEngine downloads (http(s)://, open-mmlab://, torchvision://) are read by sapiens2's loader "
+        "instead of torch.hub's weights_only=False load.",
+        _read_downloads_with_sapiens2_loader),
+    Adaptation(
+        'history-buffer-pickle', 'mmengine', ('0.10.7', ),
+        "HistoryBuffer pickles without its statistics methods (class-level functions, restored by __setstate__), so "
+        'training checkpoints hold no builtins.getattr and --resume loads them with weights_only=True.',
+        _pickle_history_buffers_without_methods),
+    Adaptation(
+        'flexible-runner-strict-load', 'mmengine', ('0.10.7', ),
+        "FlexibleRunner's load_from is strict unless the config sets load_strict = False (MMEngine hard-codes "
+        'strict=False, which silently leaves random weights; the sapiens2 strategies check the keys).',
+        _flexible_runner_loads_strictly),
+    Adaptation(
+        'resume-record', 'mmengine', ('0.10.7', ),
+        'An empty last_checkpoint record, or one naming a missing file, resumes from the newest iter_/epoch_ '
+        'checkpoint of the work dir (saying so) or fails naming the record (MMEngine tries to load "").',
+        _resume_from_a_valid_record),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
@@ -218,6 +354,21 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "
         'segmentation model build (nothing a user can change; other warnings still show).',
         _silence_mmseg_build_loss_notice),
+    Adaptation(
+        'mmpose-init-model-strict', 'mmpose', ('1.3.2', ),
+        "mmpose.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader (decode_head. -> head. for official pose checkpoints) instead of printing "do not match exactly".',
+        _load_sapiens2_models_strictly('mmpose.apis.inference')),
+    Adaptation(
+        'mmseg-init-model-strict', 'mmsegmentation', ('1.2.2', ),
+        "mmseg.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader instead of printing "do not match exactly".',
+        _load_sapiens2_models_strictly('mmseg.apis.inference')),
+    Adaptation(
+        'mmdet-init-detector-strict', 'mmdet', ('3.3.0', ),
+        "mmdet.apis.init_detector loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader (other detectors load as upstream, through the same safe file reader).',
+        _load_sapiens2_models_strictly('mmdet.apis.inference')),
 ]
 
 _APPLIED: Dict[str, bool] = {}

@@ -44,7 +44,6 @@ def test_mmengine_checkpoint_loader_reads_safetensors(tmp_path):
     save_file({'a': torch.ones(2)}, path)
     checkpoint = CheckpointLoader.load_checkpoint(path, map_location='cpu')
     assert torch.equal(checkpoint['state_dict']['a'], torch.ones(2))
-    assert CheckpointLoader._schemes['hf://'] is CheckpointLoader._schemes['']  # Hub references: the same loader
 
 
 def test_local_file_backend_is_atomic(tmp_path):
@@ -149,3 +148,146 @@ def test_runner_logs_the_config_path_at_info_and_the_config_at_debug(tmp_path, m
     path_line = f"Config: {osp.join(str(tmp_path / 'INFO'), 'toy_config.py')}"
     assert path_line in logs['INFO'] and 'Config:\n' not in logs['INFO']
     assert "Config:\n" in logs['DEBUG'] and "type='ToySapiens2Regressor'" in logs['DEBUG']
+
+
+def test_history_buffer_pickles_without_its_methods(tmp_path):
+    import pickle
+
+    from mmengine.logging import HistoryBuffer
+    buffer = HistoryBuffer([1.0, 3.0], [1, 1])
+    data = pickle.dumps(buffer)
+    assert b'getattr' not in data and 'statistics_methods' not in buffer.__dict__
+    restored = pickle.loads(data)
+    assert restored.mean() == 2.0 and restored.statistics('max') == 3.0
+    path = tmp_path / 'hub.pth'
+    torch.save({'buffer': buffer}, path)
+    assert sorted(torch.serialization.get_unsafe_globals_in_checkpoint(path)) == [
+        'mmengine.logging.history_buffer.HistoryBuffer', 'numpy._core.multiarray._reconstruct', 'numpy.dtype',
+        'numpy.ndarray']  # all allow-listed; no builtins.getattr
+
+
+@pytest.fixture
+def http_root(tmp_path, monkeypatch):
+    """A local HTTP server over tmp_path/served; downloads go to a torch hub dir under tmp_path."""
+    import functools
+    import http.server
+    import threading
+    served = tmp_path / 'served'
+    served.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv('TORCH_HOME', str(tmp_path / 'torch_home'))
+    yield served, f'http://127.0.0.1:{server.server_address[1]}'
+    server.shutdown()
+    server.server_close()
+
+
+def test_downloaded_checkpoints_go_through_the_safe_loader(http_root, tmp_path):
+    from mmengine.runner.checkpoint import CheckpointLoader
+
+    from sapiens2.engine.checkpoint import UnsafeCheckpointError
+    from tests.engine.test_checkpoint import CreatesMarker
+    served, url = http_root
+    torch.save({'state_dict': {'w': torch.ones(2)}}, served / 'ok.pth')
+    checkpoint = CheckpointLoader.load_checkpoint(f'{url}/ok.pth', map_location='cpu')
+    assert torch.equal(checkpoint['state_dict']['w'], torch.ones(2))
+    assert (tmp_path / 'torch_home' / 'hub' / 'checkpoints' / 'ok.pth').is_file()
+    marker = tmp_path / 'code_ran'
+    torch.save({'state_dict': {}, 'x': CreatesMarker(str(marker))}, served / 'evil.pth')
+    with pytest.raises(UnsafeCheckpointError, match='evil.pth is not loaded'):
+        CheckpointLoader.load_checkpoint(f'{url}/evil.pth', map_location='cpu')
+    assert not marker.exists()
+
+
+def test_resume_record_is_read_by_sapiens2_everywhere_mmengine_reads_it():
+    import mmengine.runner
+    import mmengine.runner._flexible_runner
+    import mmengine.runner.runner
+
+    from sapiens2.engine.checkpoint import find_resume_checkpoint
+    for module in (mmengine.runner, mmengine.runner.checkpoint, mmengine.runner.runner,
+                   mmengine.runner._flexible_runner):
+        assert module.find_latest_checkpoint is find_resume_checkpoint
+
+
+def test_a_patch_waits_for_the_first_import_of_its_module(tmp_path, monkeypatch):
+    (tmp_path / 'late_module_for_adaptations.py').write_text('value = 1\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    adaptations._patch_module('late_module_for_adaptations', lambda module: setattr(module, 'value', 2))
+    import late_module_for_adaptations
+    assert late_module_for_adaptations.value == 2
+    assert 'late_module_for_adaptations' not in adaptations._ON_IMPORT.pending
+
+
+# --- mmpose / mmseg / mmdet init_model: strict for Sapiens2 models, meta from .safetensors -----------------------
+REPO = osp.dirname(osp.dirname(osp.abspath(__file__)))
+POSE = osp.join(REPO, 'configs', 'pose', 'sapiens2_nano_pose_synthhumans-128x96.py')
+SEG = osp.join(REPO, 'configs', 'seg', 'sapiens2_nano_seg_synthhumans-128x96.py')
+
+
+def _without(state: dict, key: str) -> dict:
+    assert key in state
+    return {k: v for k, v in state.items() if k != key}
+
+
+def test_mmpose_init_model_is_strict_and_reads_safetensors_meta(tmp_path):
+    import numpy as np
+    from mmpose.apis import init_model
+
+    from sapiens2.engine import CheckpointMismatchError, save_weights
+    torch.manual_seed(0)
+    source = init_model(POSE, device='cpu')
+    official = {(f'decode_{k}' if k.startswith('head.') else k): v for k, v in source.state_dict().items()}
+    meta = {'dataset_meta': dict(source.dataset_meta, sigmas=np.full(308, 0.5, dtype=np.float32))}
+    path = str(tmp_path / 'pose.safetensors')
+    save_weights(official, path, meta=meta)
+    model = init_model(POSE, path, device='cpu')
+    assert all(torch.equal(v, source.state_dict()[k]) for k, v in model.state_dict().items())
+    assert np.array_equal(model.dataset_meta['sigmas'], meta['dataset_meta']['sigmas'])
+    assert model.dataset_meta['num_keypoints'] == 308
+    key = [k for k in official if k.startswith('decode_head.')][-1]
+    save_weights(_without(official, key), path)
+    with pytest.raises(CheckpointMismatchError,
+                       match=f'(?s)pose.safetensors.*missing \\(1\\): {key.replace("decode_", "")}'):
+        init_model(POSE, path, device='cpu')
+
+
+def test_mmseg_init_model_is_strict_and_reads_safetensors_meta(tmp_path):
+    from mmseg.apis import init_model
+
+    from sapiens2.engine import CheckpointMismatchError, save_weights
+    source = init_model(SEG, device='cpu')
+    classes = [f'part{i}' for i in range(29)]
+    path = str(tmp_path / 'seg.safetensors')
+    save_weights(source.state_dict(), path, meta={'dataset_meta': {'classes': classes, 'palette': [[0, 0, 0]] * 29}})
+    model = init_model(SEG, path, device='cpu')
+    assert model.dataset_meta['classes'] == classes
+    assert all(torch.equal(v, source.state_dict()[k]) for k, v in model.state_dict().items())
+    key = next(k for k in source.state_dict() if k.startswith('decode_head.'))
+    save_weights(_without(source.state_dict(), key), path)
+    with pytest.raises(CheckpointMismatchError, match=f'missing \\(1\\): {key}'):
+        init_model(SEG, path, device='cpu')
+
+
+@pytest.mark.parametrize('module_name', ['mmpose.apis.inference', 'mmseg.apis.inference', 'mmdet.apis.inference'])
+def test_only_models_with_a_sapiens2_backbone_load_strictly(tmp_path, module_name):
+    import importlib
+
+    from sapiens2.engine import CheckpointMismatchError, save_weights
+    from sapiens2.models import Sapiens2
+    load_checkpoint = importlib.import_module(module_name).load_checkpoint
+    assert load_checkpoint.__module__ == 'sapiens2.engine.checkpoint'
+    plain = torch.nn.Sequential(torch.nn.Linear(2, 2))
+    path = str(tmp_path / 'partial.pth')
+    save_weights({'0.weight': torch.ones(2, 2)}, path)
+    load_checkpoint(plain, path, map_location='cpu')  # upstream: missing 0.bias is only reported
+    assert torch.equal(plain[0].weight, torch.ones(2, 2))
+    with_backbone = torch.nn.Module()
+    with_backbone.backbone = Sapiens2(arch='sapiens2_nano', img_size=(32, 32))
+    save_weights(_without({f'backbone.{k}': v for k, v in with_backbone.backbone.state_dict().items()},
+                          'backbone.ln1.weight'), path)
+    with pytest.raises(CheckpointMismatchError, match='backbone.ln1.weight'):
+        load_checkpoint(with_backbone, path, map_location='cpu')

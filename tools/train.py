@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config
+from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_train_config
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
@@ -13,6 +13,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--resume', nargs='?', const='auto', default=None,
                         help='resume from CKPT, or from the latest checkpoint in the work dir when no path is given')
     parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
@@ -23,7 +24,8 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     cfg = load_config(args.config, args.cfg_options)
-    cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher)
+    cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher,
+                               args.trust_checkpoint)
     build_runner(cfg).train()
 
 

@@ -17,13 +17,15 @@ def default_device() -> str:
 def init_model(config: Union[str, Config],
                checkpoint: Optional[str] = None,
                device: Optional[str] = None,
-               cfg_options: Optional[dict] = None) -> nn.Module:
+               cfg_options: Optional[dict] = None,
+               trust_checkpoint: Optional[bool] = None) -> nn.Module:
     """Build ``cfg.model`` in eval mode on ``device`` and load ``checkpoint`` strictly.
 
     The backbone's ``init_cfg`` (pretrained weights) is dropped, since the checkpoint holds every weight.
     Official task checkpoints (``backbone.``/``decode_head.`` keys, .safetensors or .pth) load as they are.
     Without a checkpoint the weights stay random (useful for tests and benchmarks only). The config is attached
-    as ``model.cfg``.
+    as ``model.cfg``. ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see
+    docs/checkpoints.md).
     """
     cfg = load_config(config, cfg_options)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
@@ -33,7 +35,7 @@ def init_model(config: Union[str, Config],
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
         from sapiens2.engine.checkpoint import load_model_weights
-        load_model_weights(model, checkpoint, strict=True)
+        load_model_weights(model, checkpoint, strict=True, trust_checkpoint=trust_checkpoint)
     else:
         warnings.warn(f'no checkpoint given for {getattr(config, "filename", config)}: the model has random weights')
     model.cfg = cfg

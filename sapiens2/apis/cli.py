@@ -5,6 +5,7 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import alias_for, sizes, tasks
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
@@ -29,6 +30,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--weights', nargs='+', default=None,
                         help='checkpoints (.safetensors/.pth, hf://org/repo[@revision][/<file>] or an alias), one per '
                         '--model (default: the alias checkpoint)')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
                         help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
@@ -94,7 +96,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
             except json.JSONDecodeError as err:
                 raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
-                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)))
+                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
+                                    trust_checkpoint=args.trust_checkpoint)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False)
     for task in inferencer.tasks:

@@ -1,10 +1,12 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
+import contextlib
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from torch import nn
 from tqdm import tqdm
 
+from sapiens2.engine.checkpoint import trusted_checkpoints
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registry import INFERENCE_TASKS
 
@@ -55,6 +57,8 @@ class Sapiens2Inferencer:
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
+        trust_checkpoint: Load torch checkpoints (models and person detector) that hold more than weights; this
+            runs their code (docs/checkpoints.md).
 
     Example:
         >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
@@ -67,16 +71,18 @@ class Sapiens2Inferencer:
                  device: Optional[str] = None,
                  dtype: str = 'fp32',
                  batch_size: int = 4,
-                 task_options: Optional[Dict[str, dict]] = None) -> None:
+                 task_options: Optional[Dict[str, dict]] = None,
+                 trust_checkpoint: bool = False) -> None:
         models = [model] if isinstance(model, str) else list(model)
         weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
         if len(weights) != len(models):
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
         tasks = []
-        for name, ckpt in zip(models, weights):
-            config, checkpoint = resolve_model(name, ckpt)
-            net = init_model(config, checkpoint, device)
-            tasks.append(build_task(net, net.cfg, dtype, task_options))
+        with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
+            for name, ckpt in zip(models, weights):
+                config, checkpoint = resolve_model(name, ckpt)
+                net = init_model(config, checkpoint, device)
+                tasks.append(build_task(net, net.cfg, dtype, task_options))
         self._setup(tasks, batch_size)
 
     @classmethod

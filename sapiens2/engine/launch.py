@@ -6,6 +6,7 @@ from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exp
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.utils.config_check import check_config
 
 
@@ -44,9 +45,13 @@ def prepare_train_config(cfg: Config,
                          work_dir: Optional[str] = None,
                          resume: Optional[str] = None,
                          amp: bool = False,
-                         launcher: str = 'none') -> Config:
-    """Applies the train.py options. ``resume='auto'`` resumes from the latest checkpoint in the work dir."""
+                         launcher: str = 'none',
+                         trust_checkpoint: bool = False) -> Config:
+    """Applies the train.py options. ``resume='auto'`` resumes from the latest checkpoint in the work dir;
+    ``trust_checkpoint`` sets the config's ``trust_checkpoint`` (see docs/checkpoints.md)."""
     cfg.launcher = launcher
+    if trust_checkpoint:
+        cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     if amp:
         wrapper_type = cfg.optim_wrapper.get('type', 'OptimWrapper')
@@ -65,9 +70,12 @@ def prepare_test_config(cfg: Config,
                         config_path: str,
                         checkpoint: str,
                         work_dir: Optional[str] = None,
-                        launcher: str = 'none') -> Config:
+                        launcher: str = 'none',
+                        trust_checkpoint: bool = False) -> Config:
     """Applies the test.py options: load ``checkpoint`` (strictly, unless the config relaxes it)."""
     cfg.launcher = launcher
+    if trust_checkpoint:
+        cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     cfg.load_from = checkpoint
     cfg.resume = False
@@ -75,9 +83,12 @@ def prepare_test_config(cfg: Config,
 
 
 def build_runner(cfg: Config) -> Runner:
-    """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config."""
+    """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config, after applying its
+    ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md)."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
+    from sapiens2.engine.checkpoint import apply_config_checkpoint_policy
     from sapiens2.engine.dist import init_distributed
+    apply_config_checkpoint_policy(cfg)
     cfg.setdefault('runner_type', 'Sapiens2Runner')
     init_distributed(cfg.get('launcher'), **cfg.get('env_cfg', {}).get('dist_cfg', {}))  # gloo without a GPU
     return RUNNERS.build(cfg)

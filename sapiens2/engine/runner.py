@@ -9,7 +9,7 @@ from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 
-from .checkpoint import extract_state_dict, load_model_weights, resolve_checkpoint_path
+from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
 
 
 @RUNNERS.register_module()
@@ -18,14 +18,17 @@ class Sapiens2Runner(Runner):
 
     MMEngine hard-codes ``strict=False`` there, which silently leaves random weights when key names differ.
     Checkpoint keys are adapted as in :func:`sapiens2.engine.checkpoint.load_model_weights` (``module.`` stripped,
-    ``decode_head.`` -> ``head.`` for mmpose estimators). ``load_from`` may be a Hub reference or a model alias
-    (checked against the repository's ``config.json`` when it has one).
+    ``decode_head.`` -> ``head.`` for mmpose estimators). The config's ``trust_checkpoint`` and
+    ``allow_non_finite_weights`` keys apply to the process (:func:`~sapiens2.engine.checkpoint.set_checkpoint_policy`).
+    ``load_from`` may be a Hub reference or a model alias (checked against the repository's ``config.json`` when it
+    has one).
     """
 
     load_strict: bool = True
 
     @classmethod
     def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
+        apply_config_checkpoint_policy(cfg)
         runner = super().from_cfg(cfg)
         runner.load_strict = bool(cfg.get('load_strict', True))
         return runner
@@ -41,10 +44,11 @@ class Sapiens2Runner(Runner):
         check_model_fits_hub_config(model, path)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
-        state_dict = extract_state_dict(checkpoint)
+        state_dict = extract_state_dict(checkpoint, str(filename))
         for pattern, replacement in revise_keys:
             state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
-        load_model_weights(model, state_dict, strict=self.load_strict if strict is None else strict)
+        load_model_weights(model, state_dict, strict=self.load_strict if strict is None else strict,
+                           source=str(filename))
         self._has_loaded = True
         self.logger.info(f'Load checkpoint from {filename}' + (f' ({path})' if path != filename else ''))
         return checkpoint

@@ -128,3 +128,18 @@ def test_bf16_runs_the_forward_under_autocast():
     model.decode_head.conv_seg.register_forward_hook(lambda m, args, out: dtypes.append(out.dtype))
     result = task.predict(images(1))[0]
     assert dtypes == [torch.bfloat16] and result['labels'].shape == (60, 50)
+
+
+def test_a_checkpoint_that_runs_code_needs_trust(tmp_path):
+    from sapiens2.apis.cli import parse_args
+    from sapiens2.engine.checkpoint import UnsafeCheckpointError
+    from tests.engine.test_checkpoint import CreatesMarker
+    marker, path = tmp_path / 'code_ran', tmp_path / 'evil.pth'
+    torch.save({'state_dict': init_model(SEG, device='cpu').state_dict(), 'x': CreatesMarker(str(marker))}, path)
+    with pytest.raises(UnsafeCheckpointError, match='evil.pth is not loaded'):
+        Sapiens2Inferencer(SEG, str(path), device='cpu')
+    assert not marker.exists()
+    with pytest.warns(UserWarning, match='runs any code'):
+        Sapiens2Inferencer(SEG, str(path), device='cpu', trust_checkpoint=True)
+    assert marker.exists()
+    assert parse_args(['x.jpg', '--out', 'o', '--task', 'seg', '--trust-checkpoint']).trust_checkpoint

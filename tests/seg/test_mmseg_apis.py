@@ -17,14 +17,14 @@ SEG = os.path.join(os.path.dirname(__file__), '..', '..', 'configs', 'seg', 'sap
 @pytest.fixture(scope='module')
 def checkpoints(tmp_path_factory):
     """The nano seg model with random weights: a .pth as MMEngine's CheckpointHook writes it (with the dataset
-    metainfo in ``meta``) and a .safetensors file."""
+    metainfo in ``meta``) and a .safetensors file with the same meta in its metadata."""
     from mmseg.registry import DATASETS
     torch.manual_seed(0)
     state_dict = sapiens2_init_model(SEG, device='cpu').state_dict()
     folder = tmp_path_factory.mktemp('seg_ckpt')
     meta = dict(dataset_meta=dict(DATASETS.get('BodyPart29Dataset').METAINFO))
     torch.save(dict(state_dict=state_dict, meta=meta), str(folder / 'seg.pth'))
-    save_weights(state_dict, str(folder / 'seg.safetensors'))
+    save_weights(state_dict, str(folder / 'seg.safetensors'), meta=meta)
     return dict(pth=str(folder / 'seg.pth'), safetensors=str(folder / 'seg.safetensors'), state_dict=state_dict)
 
 
@@ -54,9 +54,6 @@ def test_mmseg_init_model_inference_model_and_show_result_on_a_pth(checkpoints, 
     check_init_and_inference(checkpoints['pth'], checkpoints['state_dict'], photo, tmp_path)
 
 
-@pytest.mark.xfail(raises=KeyError, strict=True,
-                   reason="mmseg's init_model reads checkpoint['meta']; a .safetensors file carries it once the "
-                   'checkpoint loader returns the metadata stored in the file (enable this test then)')
 def test_mmseg_init_model_on_a_safetensors_file(checkpoints, photo, tmp_path):
     check_init_and_inference(checkpoints['safetensors'], checkpoints['state_dict'], photo, tmp_path)
 

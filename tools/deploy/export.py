@@ -16,6 +16,7 @@ import os.path as osp
 import sys
 
 from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export, export_model
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
@@ -31,6 +32,7 @@ def parse_args() -> argparse.Namespace:
                         help='default: pt2, plus onnx when onnxruntime is installed')
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
     parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
     parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
@@ -49,7 +51,7 @@ def main() -> int:
         if 'onnx' not in formats:
             print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-    model, input_size = build_for_export(*resolve_model(args.config, args.checkpoint))
+    model, input_size = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
     try:
         paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
                              batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))

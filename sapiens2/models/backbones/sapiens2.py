@@ -3,6 +3,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from mmengine.model import BaseModule
+from mmengine.model.weight_init import PretrainedInit, initialize
 from mmengine.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
@@ -28,6 +29,7 @@ ARCH_KEYS = ('embed_dims', 'num_layers', 'num_heads', 'feedforward_channels', 'n
 OUT_TYPES = ('raw', 'cls_token', 'featmap')
 # Blocks closer than this to either end use full multi-head attention; the middle uses GQA with h/2 kv heads.
 MHSA_EDGE_BLOCKS = 8
+PRETRAINED_KEYS = frozenset({'type', 'checkpoint', 'prefix', 'strict', 'map_location', 'allow_non_finite_weights'})
 
 
 def resolve_arch(arch: Union[str, dict]) -> Dict[str, int]:
@@ -58,7 +60,8 @@ class Sapiens2(BaseModule):
     ``ARCH_SETTINGS`` or a dict with ``ARCH_KEYS``. ``layer_cfgs`` is a dict applied to every block or a list with one
     dict per block; its ``num_kv_heads`` overrides the default GQA placement. ``with_cp`` checkpoints each block's
     activations in training. ``init_cfg=dict(type='Pretrained', checkpoint=PATH, prefix=None, strict=True)`` loads a
-    checkpoint (.safetensors or torch) strictly unless ``strict=False``.
+    checkpoint (.safetensors or torch, or a registered URI) strictly unless ``strict=False``; other MMEngine init
+    types apply on top of the official random init (see :meth:`init_weights`).
 
     ``forward(x, keep_indices=None, keep_mask=None)`` returns a tuple with one entry per out index:
     'raw' (B, prefix + tokens, C), 'cls_token' (B, C) or 'featmap' (B, C, H/p, W/p). ``keep_indices`` (B, K) or a
@@ -193,14 +196,31 @@ class Sapiens2(BaseModule):
         return self
 
     def init_weights(self) -> None:
-        """Loads ``init_cfg`` Pretrained weights (strict by default) or applies the official random init."""
-        if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
-            from sapiens2.engine.checkpoint import load_model_weights
-            load_model_weights(self, self.init_cfg['checkpoint'], strict=self.init_cfg.get('strict', True),
-                               prefix=self.init_cfg.get('prefix'))
-        else:
-            self._random_init()
+        """The official random init, then the ``init_cfg`` entries (one dict or a list): any MMEngine initializer
+        type (``Constant``, ``TruncNormal``..., via MMEngine's ``initialize``), and last a ``Pretrained`` checkpoint
+        loaded by sapiens2's loader (strict unless ``strict=False``; optional ``prefix``, ``map_location``,
+        ``allow_non_finite_weights``)."""
+        cfgs = [self.init_cfg] if isinstance(self.init_cfg, dict) else list(self.init_cfg or [])
+        pretrained = [cfg for cfg in cfgs if cfg.get('type') in ('Pretrained', PretrainedInit)]
+        others = [cfg for cfg in cfgs if cfg.get('type') not in ('Pretrained', PretrainedInit)]
+        if len(pretrained) > 1:
+            raise ValueError(f'Sapiens2 init_cfg has {len(pretrained)} Pretrained entries; give one checkpoint.')
+        self._random_init()
+        if others:
+            initialize(self, others)
+        if pretrained:
+            self._load_pretrained(pretrained[0])
         self._is_init = True
+
+    def _load_pretrained(self, cfg: dict) -> None:
+        unknown = set(cfg) - PRETRAINED_KEYS
+        if unknown or 'checkpoint' not in cfg:
+            raise ValueError(f'Sapiens2 init_cfg Pretrained takes {sorted(PRETRAINED_KEYS)} (checkpoint required), '
+                             f'got {sorted(cfg)}.')
+        from sapiens2.engine.checkpoint import load_model_weights
+        load_model_weights(self, cfg['checkpoint'], strict=cfg.get('strict', True), prefix=cfg.get('prefix'),
+                           map_location=cfg.get('map_location', 'cpu'),
+                           allow_non_finite_weights=cfg.get('allow_non_finite_weights'))
 
     def _random_init(self) -> None:
         for param in (self.cls_token, self.storage_tokens):

@@ -236,3 +236,45 @@ def test_bad_inputs_at_forward():
         model(torch.randn(1, 4, 64, 48))
     with pytest.raises(ValueError, match='featmap'):
         model(torch.randn(1, 3, 64, 48), keep_indices=torch.tensor([[0, 1]]))
+
+
+def _nano(init_cfg=None) -> Sapiens2:
+    return Sapiens2(arch='sapiens2_nano', img_size=(32, 32), init_cfg=init_cfg)
+
+
+def test_init_cfg_of_another_type_applies_over_the_official_init():
+    model = _nano(dict(type='Constant', layer='Linear', val=0.5, bias=0.25))
+    model.init_weights()
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(bool((m.weight == 0.5).all()) for m in linears)
+    assert all(m.bias is None or bool((m.bias == 0.25).all()) for m in linears)
+    assert float(model.storage_tokens.std()) > 0  # the rest keeps the official random init
+
+
+def test_pretrained_init_cfg_is_applied_last(tmp_path):
+    from sapiens2.engine import save_weights
+    source = _nano()
+    source.init_weights()
+    path = str(tmp_path / 'w.safetensors')
+    save_weights(source.state_dict(), path)
+    model = _nano([dict(type='Pretrained', checkpoint=path), dict(type='Constant', layer='Linear', val=0.5)])
+    model.init_weights()
+    assert all(torch.equal(v, source.state_dict()[k]) for k, v in model.state_dict().items())
+
+
+def test_pretrained_init_cfg_with_a_prefix(tmp_path):
+    from sapiens2.engine import save_weights
+    source = _nano()
+    source.init_weights()
+    path = str(tmp_path / 'task.safetensors')
+    save_weights({**{f'backbone.{k}': v for k, v in source.state_dict().items()}, 'head.w': torch.ones(1)}, path)
+    model = _nano(dict(type='Pretrained', checkpoint=path, prefix='backbone.'))
+    model.init_weights()
+    assert torch.equal(model.ln1.weight, source.ln1.weight)
+
+
+def test_bad_pretrained_init_cfg():
+    with pytest.raises(ValueError, match=r"Pretrained takes .*got \['checkpoint', 'strct', 'type'\]"):
+        _nano(dict(type='Pretrained', checkpoint='x.safetensors', strct=False)).init_weights()
+    with pytest.raises(ValueError, match='2 Pretrained entries'):
+        _nano([dict(type='Pretrained', checkpoint='a'), dict(type='Pretrained', checkpoint='b')]).init_weights()
