@@ -24,8 +24,20 @@ codec = dict(type='FastUDPHeatmap', input_size=(192, 256), heatmap_size=(48, 64)
 model = dict(
     backbone=dict(arch='sapiens2_tiny', img_size=image_size, patch_size=16, init_cfg=None),
     # 16x12 tokens -> two stride-2 deconvs -> 64x48 heatmaps
-    head=dict(in_channels=128, deconv_out_channels=(128, 64), deconv_kernel_sizes=(4, 4), conv_out_channels=(64, ),
-              conv_kernel_sizes=(3, ), decoder=codec))
+    head=dict(
+        in_channels=128,
+        deconv_out_channels=(128, 64),
+        deconv_kernel_sizes=(4, 4),
+        conv_out_channels=(64, ),
+        conv_kernel_sizes=(3, ),
+        decoder=codec,
+        # The official Kaiming init of conv_pose too, except that the output layer starts near zero (mmpose's
+        # default): with Kaiming there a from-scratch model first spends its steps shrinking large random heatmaps
+        # and then settles on empty ones (loss flat at 0.04, PCK ~0 after 180 iterations); from near zero it
+        # localises within 100 iterations.
+        init_cfg=dict(type='Kaiming', layer=['Conv2d', 'ConvTranspose2d'], mode='fan_out', nonlinearity='relu',
+                      distribution='normal', bias=0,
+                      override=dict(type='Normal', name='conv_pose', std=0.001, bias=0))))
 
 train_pipeline = [
     dict(type='LoadImage'),

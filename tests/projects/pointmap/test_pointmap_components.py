@@ -177,6 +177,7 @@ def test_metric_depth_abs_rel_and_delta(depth_factor, abs_rel, delta_1):
     metric.process({}, [sample.to_dict()])
     results = metric.compute_metrics(metric.results)
     assert results['abs_rel'] == pytest.approx(abs_rel, rel=1e-5)
+    assert results['abs_rel_scaled'] == pytest.approx(0.0, abs=1e-6)  # a global depth scale is undone
     assert results['delta_1'] == delta_1
 
 

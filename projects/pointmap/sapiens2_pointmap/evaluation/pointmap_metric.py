@@ -33,7 +33,7 @@ class PointmapErrorSums:
 
     def __init__(self) -> None:
         self.count = 0
-        self.sums = dict(l2=0.0, sq=0.0, x=0.0, y=0.0, z=0.0, abs_rel=0.0)
+        self.sums = dict(l2=0.0, sq=0.0, x=0.0, y=0.0, z=0.0, abs_rel=0.0, abs_rel_scaled=0.0)
         self.within = [0] * len(DISTANCE_THRESHOLDS)
         self.delta_hits = 0
         self.angles = AngleErrorStats()
@@ -50,6 +50,9 @@ class PointmapErrorSums:
             self.within[i] += int((distance < threshold).sum())
         depth_pred, depth_gt = pred[2][mask].double(), target[2][mask].double()
         self.sums['abs_rel'] += ((depth_pred - depth_gt).abs() / depth_gt).sum().item()
+        positive = depth_pred[depth_pred > 0]
+        scale = (depth_gt.median() / positive.median()).item() if positive.numel() else 0.0
+        self.sums['abs_rel_scaled'] += ((depth_pred * scale - depth_gt).abs() / depth_gt).sum().item()
         ratio = torch.maximum(depth_pred / depth_gt, depth_gt / depth_pred.clamp(min=1e-12))
         self.delta_hits += int(((depth_pred > 0) & (ratio < DELTA_THRESHOLD)).sum())
         normal_pred, normal_gt = sobel_normals(pred), sobel_normals(target)
@@ -74,6 +77,7 @@ class PointmapErrorSums:
             y_mae=self.sums['y'] / self.count,
             z_mae=self.sums['z'] / self.count,
             abs_rel=self.sums['abs_rel'] / self.count,
+            abs_rel_scaled=self.sums['abs_rel_scaled'] / self.count,
             delta_1=100.0 * self.delta_hits / self.count)
         for threshold, hits in zip(DISTANCE_THRESHOLDS, self.within):
             results[f'within_{round(threshold * 100):02d}_cm'] = 100.0 * hits / self.count
@@ -83,8 +87,9 @@ class PointmapErrorSums:
 
 @METRICS.register_module()
 class PointmapMetric(BaseMetric):
-    """L2 mean, RMSE, per-axis MAE, % within 5/10/20 cm, depth AbsRel (mean |z - z_gt| / z_gt) and delta_1 (% of
-    pixels with max(z / z_gt, z_gt / z) < 1.25), and angle stats of Sobel normals, in canonical space.
+    """L2 mean, RMSE, per-axis MAE, % within 5/10/20 cm, depth AbsRel (mean |z - z_gt| / z_gt; ``abs_rel_scaled``
+    after scaling each image's depth by median(z_gt) / median(z)), delta_1 (% of pixels with
+    max(z / z_gt, z_gt / z) < 1.25), and angle stats of Sobel normals, in canonical space.
 
     The prediction (canonical, not rescaled) arrives at the original size with the letterbox padding removed and is
     compared with the canonical GT at that size over its mask.
