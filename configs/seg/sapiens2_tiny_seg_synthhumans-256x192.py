@@ -13,7 +13,15 @@ embed_dims = 128
 model = dict(
     data_preprocessor=dict(size=image_size),
     backbone=dict(arch='sapiens2_tiny', img_size=image_size, patch_size=16, with_cp=False, init_cfg=None),
-    decode_head=dict(in_channels=embed_dims, deconv_out_channels=(128, 64, 32), conv_out_channels=(32, ), channels=32))
+    decode_head=dict(
+        in_channels=embed_dims,
+        deconv_out_channels=(128, 64, 32),
+        conv_out_channels=(32, ),
+        channels=32,
+        # The official Kaiming init, except that the classifier starts near zero (mmseg's default for conv_seg), as
+        # the pose head's output layer does (configs/pose/sapiens2_tiny_pose_synthhumans-256x192.py).
+        init_cfg=dict(type='Kaiming', layer='Conv2d', mode='fan_out', nonlinearity='relu', distribution='normal',
+                      bias=0, override=dict(type='Normal', name='conv_seg', std=0.01, bias=0))))
 
 train_pipeline = [
     dict(type='LoadImageFromFile'),
