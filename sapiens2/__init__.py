@@ -5,8 +5,8 @@ its modules (see :mod:`sapiens2.registry` for which registry holds what). The ba
 engine need torch and MMEngine alone; data pipelines, pose, segmentation and inference register where mmcv, mmpose
 and mmseg are installed.
 """
-from .version import __version__
 from .adaptations import apply_adaptations
+from .version import __version__
 
 apply_adaptations()
 

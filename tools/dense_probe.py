@@ -10,9 +10,9 @@ import argparse
 import json
 
 from mmengine.registry import init_default_scope
-from sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe
 
 from sapiens2.engine.launch import DictAction, load_config
+from sapiens2_pretrain.dense_probe import TASKS, ProbeSettings, dense_probe
 
 
 def parse_args() -> argparse.Namespace:

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import alias_for, sizes, tasks
+from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
@@ -43,6 +44,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
     parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
+    parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
+                        help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
@@ -69,7 +72,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
 
 def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
-    options = dict(kpt_thr=args.kpt_thr)
+    options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format)
     if args.det_config:
         options.update(det_config=args.det_config, det_checkpoint=args.det_checkpoint, bbox_thr=args.bbox_thr,
                        nms_thr=args.nms_thr)

@@ -127,6 +127,11 @@ class Sapiens2Inferencer:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
         """
         sources = collect_sources(inputs, recursive)
+        if bboxes:
+            if not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
+                raise ValueError(f'person boxes were given but no task uses them (tasks: '
+                                 f'{[task.name for task in self.tasks]}); boxes are for pose')
+            check_bbox_names(bboxes, sources)
         writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
         total = sum(len(source) for source in sources)
         collected: List[dict] = []
@@ -166,10 +171,24 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             kwargs = {}
             if getattr(task, 'accepts_bboxes', False):
-                kwargs['bboxes'] = [(bboxes or {}).get(_frame_name(source, index)) for source, index, _ in batch]
+                names = [_frame_name(source, index) for source, index, _ in batch]
+                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names)
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame
+
+
+def check_bbox_names(bboxes: Dict[str, Sequence], sources: List[Source]) -> None:
+    """Raise a ValueError listing the ``bboxes`` keys that name no input frame (file stem, ``array_000000`` or
+    ``<video>_000012``)."""
+    names = set()
+    for source in sources:
+        names.update(_frame_name(source, index) for index in range(len(source)))
+    unknown = sorted(set(bboxes) - names)
+    if unknown:
+        raise ValueError(f'{len(unknown)} of {len(bboxes)} --bboxes entries match no input: {unknown[:5]}; keys are '
+                         f'image file stems, array_000000 for arrays, <video>_000012 for video frames (inputs: '
+                         f'{sorted(names)[:5]}{"..." if len(names) > 5 else ""})')
 
 
 def _frame_name(source: Source, index: int) -> str:

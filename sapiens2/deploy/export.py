@@ -187,7 +187,6 @@ def _export_onnx_fp32_rope(module: nn.Module, example: Tensor, check: Tensor, ea
 def build_for_export(config: str, checkpoint: Optional[str],
                      trust_checkpoint: Optional[bool] = None) -> Tuple[nn.Module, Tuple[int, int]]:
     """A config's model on the CPU (fp32) and its input size (H, W); ``trust_checkpoint`` as in ``init_model``."""
-    from sapiens2.apis.builder import init_model
-    from sapiens2.apis.tasks.dense import model_input_size
+    from sapiens2.apis.builder import init_model, model_input_size
     model = init_model(config, checkpoint, device='cpu', trust_checkpoint=trust_checkpoint)
     return model, model_input_size(model.cfg)

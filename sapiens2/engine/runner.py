@@ -4,7 +4,7 @@ from collections import OrderedDict
 from typing import Callable, Union
 
 from mmengine.config import Config
-from mmengine.model import is_model_wrapper
+from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
@@ -41,6 +41,8 @@ class Sapiens2Runner(Runner):
         from sapiens2.hub.config_check import check_model_fits_hub_config
         path = resolve_checkpoint_path(filename)
         model = self.model.module if is_model_wrapper(self.model) else self.model
+        if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
+            model = model.module
         check_model_fits_hub_config(model, path)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)

@@ -221,6 +221,9 @@ def resolve_model(model: str, weights: Optional[str] = None) -> Tuple[str, Optio
                              f'checkpoint goes (init_cfg, load_from, --weights), with a config that fits it')
         return config_path(entry.config), weights or model
     if not osp.isfile(model):
-        raise FileNotFoundError(f'model {model!r} is neither a config file nor an alias like pose-1b '
-                                '(`sapiens2 models` lists them)')
+        if model.endswith('.py') or osp.sep in model:
+            raise FileNotFoundError(f'Config file {model} does not exist; give a config file or an alias like '
+                                    'pose-1b (`sapiens2 models` lists them)')
+        raise FileNotFoundError(f'unknown model alias {model!r} and no such config file; aliases look like '
+                                'pose-1b (`sapiens2 models` lists them)')
     return model, weights

@@ -1,6 +1,13 @@
 """Drawing helpers for keypoints, part labels, normals, depth and albedo."""
-from .dense_maps import (albedo_to_bgr, depth_bounds, depth_to_bgr, normals_to_bgr, overlay_labels, seg29_palette,
-                         side_by_side)
+from .dense_maps import (
+                         albedo_to_bgr,
+                         depth_bounds,
+                         depth_to_bgr,
+                         normals_to_bgr,
+                         overlay_labels,
+                         seg29_palette,
+                         side_by_side,
+)
 from .keypoints import draw_keypoints, keypoints308_style
 
 __all__ = [

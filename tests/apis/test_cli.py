@@ -112,3 +112,17 @@ def test_cli_input_mistakes_are_one_line_before_any_model_is_built(tmp_path, cap
     assert main([str(tmp_path / 'a.png'), '--model', 'pose-9b', '--out', str(tmp_path / 'o'),
                  '--bboxes', str(tmp_path / 'boxes.json')]) == 1
     assert 'boxes.json is not valid JSON' in capsys.readouterr().err
+
+
+def test_cli_keypoint_format(tmp_path, pose_checkpoint):
+    from sapiens2.apis.cli import pose_options
+    assert pose_options(parse_args(['x.png', '--out', 'o', '--task', 'pose']))['keypoint_format'] is None
+    with pytest.raises(SystemExit):
+        parse_args(['x.png', '--out', 'o', '--task', 'pose', '--keypoint-format', 'coco18'])
+    image = str(tmp_path / 'p.png')
+    cv2.imwrite(image, np.random.default_rng(0).integers(0, 255, (64, 48, 3), dtype=np.uint8))
+    assert main([image, '--model', POSE, '--weights', pose_checkpoint, '--out', str(tmp_path / 'o'), '--device',
+                 'cpu', '--quiet', '--keypoint-format', 'coco17']) == 0
+    content = json.loads(next((tmp_path / 'o' / 'pose').glob('*_predictions.json')).read_text())
+    assert content['keypoint_format'] == 'coco17' and content['num_keypoints'] == 17
+    assert len(content['frames'][0]['instances'][0]['keypoints']) == 17

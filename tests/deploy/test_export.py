@@ -7,8 +7,15 @@ import pytest
 import torch
 
 from sapiens2.apis import init_model
-from sapiens2.deploy.export import (ExportableModel, ExportParityError, Tolerance, check_parity, export_model,
-                                    rope_dtype, set_rope_dtype)
+from sapiens2.deploy.export import (
+    ExportableModel,
+    ExportParityError,
+    Tolerance,
+    check_parity,
+    export_model,
+    rope_dtype,
+    set_rope_dtype,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')

@@ -9,9 +9,17 @@ import torch
 from safetensors.torch import save_file
 
 from sapiens2.engine import CheckpointMismatchError, load_model_weights, load_weights, save_weights
-from sapiens2.engine.checkpoint import (CheckpointContentError, NonFiniteWeightsError, UnsafeCheckpointError,
-                                        convert_checkpoint, find_resume_checkpoint, read_checkpoint_file,
-                                        register_checkpoint_scheme, safe_globals, trusted_checkpoints)
+from sapiens2.engine.checkpoint import (
+    CheckpointContentError,
+    NonFiniteWeightsError,
+    UnsafeCheckpointError,
+    convert_checkpoint,
+    find_resume_checkpoint,
+    read_checkpoint_file,
+    register_checkpoint_scheme,
+    safe_globals,
+    trusted_checkpoints,
+)
 from sapiens2.models import Sapiens2
 
 REPO = osp.abspath(osp.join(osp.dirname(__file__), '..', '..'))

@@ -9,10 +9,20 @@ from mmengine.registry import MODEL_WRAPPERS, OPTIM_WRAPPERS, STRATEGIES
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
 from sapiens2.engine import CheckpointMismatchError
-from sapiens2.engine.dist import (Sapiens2AmpOptimWrapper, checkpoint_modules_by_class_name, init_distributed,
-                                  wrap_modules_by_class_name)
-from tests.engine.dist_launch import gloo_world, single_rank_env  # noqa: F401  (fixtures)
-from tests.engine.dist_launch import TOY_CONFIG, TOY_FSDP_CONFIG, build_toy_runner, free_port
+from sapiens2.engine.dist import (
+    Sapiens2AmpOptimWrapper,
+    checkpoint_modules_by_class_name,
+    init_distributed,
+    wrap_modules_by_class_name,
+)
+from tests.engine.dist_launch import (  # noqa: F401  (fixtures)
+    TOY_CONFIG,
+    TOY_FSDP_CONFIG,
+    build_toy_runner,
+    free_port,
+    gloo_world,
+    single_rank_env,
+)
 from tests.engine.dist_toy import DistToyBlock, DistToyModel
 
 cpu_only = pytest.mark.skipif(torch.cuda.is_available(), reason='checks the CPU (gloo) code path')

@@ -11,9 +11,18 @@ import torch
 import torch.nn.functional as F
 
 from sapiens2.engine import load_model_weights
-from tests.engine.dist_launch import gloo_world, single_rank_env  # noqa: F401  (fixtures)
-from tests.engine.dist_launch import (TOY_CONFIG, TOY_FSDP_CONFIG, build_toy_runner, child_config, evaluate,
-                                      max_abs_diff, train, weights)
+from tests.engine.dist_launch import (  # noqa: F401  (fixtures)
+    TOY_CONFIG,
+    TOY_FSDP_CONFIG,
+    build_toy_runner,
+    child_config,
+    evaluate,
+    gloo_world,
+    max_abs_diff,
+    single_rank_env,
+    train,
+    weights,
+)
 from tests.engine.dist_toy import DistToyDataset, DistToyModel
 
 pytestmark = pytest.mark.slow

@@ -102,8 +102,10 @@ def test_resolve_model_gives_config_and_checkpoint_name(tmp_path):
     assert model_zoo.resolve_model('pose-1b', 'mine.pth')[1] == 'mine.pth'
     with pytest.raises(ValueError, match='checkpoint without a model config'):
         model_zoo.resolve_model('pretrain-1b')
-    with pytest.raises(FileNotFoundError, match='neither a config file nor an alias'):
+    with pytest.raises(FileNotFoundError, match='Config file nothing.py does not exist'):
         model_zoo.resolve_model('nothing.py')
+    with pytest.raises(FileNotFoundError, match="unknown model alias 'pose-9b'"):
+        model_zoo.resolve_model('pose-9b')
     with pytest.raises(ValueError, match=r"no released pose model of size 3b; sizes with a pose model: \['0.4b'"):
         model_zoo.alias_for('pose', '3b')
     assert model_zoo.alias_for('seg', '1b') == 'seg-1b'

@@ -16,7 +16,6 @@ from sapiens2.models import Sapiens2
 from tests.reliability.bad_input_files import H, W, coco_annotation, write_image
 
 
-
 # ---------------------------------------------------------------------------------------------- checkpoints / model
 def _nano() -> Sapiens2:
     return Sapiens2(arch='sapiens2_nano', img_size=(H, W))

@@ -15,8 +15,7 @@ import cv2
 import numpy as np
 from mmengine.registry import DATASETS, init_default_scope
 
-from sapiens2.engine.launch import load_config
-from sapiens2.engine.launch import DictAction
+from sapiens2.engine.launch import DictAction, load_config
 from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
 from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
 

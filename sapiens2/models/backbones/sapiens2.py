@@ -8,8 +8,14 @@ from mmengine.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from ..layers import (LayerScale, PatchEmbed, RopePositionEmbedding, TransformerBlock, WindowTokenizer,
-                      rope_dtype_from_name)
+from ..layers import (
+    LayerScale,
+    PatchEmbed,
+    RopePositionEmbedding,
+    TransformerBlock,
+    WindowTokenizer,
+    rope_dtype_from_name,
+)
 
 ARCH_SETTINGS: Dict[str, Dict[str, int]] = {
     'sapiens2_nano': dict(embed_dims=64, num_layers=2, num_heads=2, feedforward_channels=256, num_tokenizer_layers=1),

@@ -7,12 +7,20 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from sapiens2_pointmap import (LoadPointmapAnnotations, PointmapDirDataset, PointmapGenerateTarget,
-                                                 PointmapHead, PointmapIntrinsicsConsistencyLoss, PointmapL1Loss,
-                                                 PointmapMetric, PointmapNormalLoss, PointmapScaleL1Loss,
-                                                 PointmapShiftInvariantL1Loss, SiLogLoss)
-from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 from sapiens2.structures import DenseDataSample
+from sapiens2_pointmap import (
+    PointmapDirDataset,
+    PointmapGenerateTarget,
+    PointmapHead,
+    PointmapIntrinsicsConsistencyLoss,
+    PointmapL1Loss,
+    PointmapMetric,
+    PointmapNormalLoss,
+    PointmapScaleL1Loss,
+    PointmapShiftInvariantL1Loss,
+    SiLogLoss,
+)
+from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 
 
 def _head(img_size):
@@ -35,6 +43,17 @@ def test_forward_shapes_and_clear_error_for_another_grid():
     assert pointmap.shape == (2, 3, 256, 192) and scale.shape == (2, 1)
     with pytest.raises(ValueError, match='built for a 16x12 token grid'):
         head(torch.randn(2, 8, 8, 6))
+
+
+def test_predict_keeps_the_canonical_map_and_adds_the_metric_pointmap():
+    head = _head((256, 192))
+    samples = [DenseDataSample(metainfo=dict(ori_shape=(100, 60), img_shape=(256, 192), letterbox_pad=(16, 16, 0, 0)))
+               for _ in range(2)]
+    predictions = head.predict(torch.randn(2, 8, 16, 12), samples)
+    for prediction in predictions:
+        canonical, scale = prediction['pred_dense'].data, prediction['pred_scale']
+        assert canonical.shape == (3, 100, 60) and scale.shape == (1, )
+        torch.testing.assert_close(prediction['pred_pointmap'].data, canonical / scale.clamp_min(1e-6))
 
 
 def _plane(h=4, w=5, depth=2.0, fx=10.0):

@@ -5,8 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from sapiens2_pretrain.dense_probe import (ProbeSettings, _accumulate, _finalise,
-                                                             constant_baseline, train_and_evaluate)
+from sapiens2_pretrain.dense_probe import ProbeSettings, _accumulate, _finalise, constant_baseline, train_and_evaluate
 
 
 def test_seg_miou_by_hand():

@@ -9,8 +9,8 @@ import sys
 import pytest
 import torch
 
-from sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
 from sapiens2.engine.checkpoint import load_weights
+from sapiens2_pretrain.dense_probe import ProbeSettings, dense_probe
 
 CONFIG = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'
 ITERS = 80

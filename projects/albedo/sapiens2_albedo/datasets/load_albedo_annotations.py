@@ -17,6 +17,9 @@ class LoadAlbedoAnnotations(BaseTransform):
     or when every channel's standard deviation over the mask is below ``min_std`` (a flat albedo).
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, min_valid_pixels: int = 16, min_std: float = 0.02) -> None:
         self.min_valid_pixels = min_valid_pixels
         self.min_std = min_std

@@ -33,6 +33,9 @@ class LoadNormalAnnotations(BaseTransform):
     its size differs from the mask's.
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, removed_seg_ids: Sequence[int] = REMOVED_SEG28_IDS) -> None:
         self.removed_seg_ids = tuple(removed_seg_ids)
 

@@ -30,6 +30,9 @@ class LoadPointmapAnnotations(BaseTransform):
     pixels is rejected (``None``, re-drawn in training).
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, min_valid_pixels: int = 10) -> None:
         self.min_valid_pixels = min_valid_pixels
 
