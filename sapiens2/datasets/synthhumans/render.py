@@ -1,4 +1,5 @@
-"""Render a scene to exactly aligned image, albedo, masks, part labels, normals, depth, camera and keypoints."""
+"""Render a scene to exactly aligned image, albedo, masks, part labels, normals, depth, camera, keypoints, and the
+soft alpha matte with the pre-multiplied foreground and the background it was composited over."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -6,16 +7,26 @@ import numpy as np
 from .background import render_background, sensor_noise
 from .body import build_person
 from .keypoints import keypoint_visibility
+from .matte import antialiased_layer, hair_layer, motion_blur, over
+from .metainfo import seg_ids
 from .primitives import PrimitiveSet
 from .raster import rasterise
 from .scene import Scene
 from .shading import composite, shading
 
+# Part labels of the face, which loose hair never covers.
+FACE_LABELS = ('Face_Neck', 'Upper_Lip', 'Lower_Lip', 'Eyeglass')
+
 
 @dataclass
 class Rendering:
     """One rendered sample. Images are BGR uint8; ``keypoints`` is (N, 308, 3) as (x, y, COCO visibility);
-    ``bboxes`` (N, 4) are xywh of each person's visible mask (zeros when fully hidden), ``areas`` its pixel count."""
+    ``bboxes`` (N, 4) are xywh of each person's visible mask (zeros when fully hidden), ``areas`` its pixel count.
+
+    ``alpha`` (H, W) float32 in [0, 1] is the soft matte of the people (anti-aliased edges, loose hair, motion blur)
+    and ``foreground`` (H, W, 3) float32 their pre-multiplied BGR colour (0..255): ``image`` is
+    ``foreground + (1 - alpha) * background`` plus sensor noise. ``mask`` stays the binary pixel-centre mask that
+    every other map agrees with."""
     image: np.ndarray
     albedo: np.ndarray
     mask: np.ndarray
@@ -28,6 +39,9 @@ class Rendering:
     keypoints: np.ndarray
     bboxes: np.ndarray
     areas: np.ndarray
+    alpha: np.ndarray
+    foreground: np.ndarray
+    background: np.ndarray
 
 
 def _lookup_tables(prims: PrimitiveSet):
@@ -46,6 +60,19 @@ def _boxes(instance: np.ndarray, n: int):
             bboxes[i] = xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
             areas[i] = len(xs)
     return bboxes, areas
+
+
+def _hair_shells(prims: PrimitiveSet, scene: Scene, seg: np.ndarray, instance: np.ndarray) -> list:
+    """(centre, rot, radii, albedo, fuzz, face mask) of every hair ellipsoid whose person has loose hair."""
+    ids = seg_ids()
+    face = np.isin(seg, [ids[name] for name in FACE_LABELS])
+    shells = []
+    for c, rot, radii, meta in zip(prims.ell_c, prims.ell_rot, prims.ell_radii, prims.ell_meta):
+        person = meta[3]
+        fuzz = scene.persons[person].hair_fuzz if person < len(scene.persons) else None
+        if meta[0] == ids['Hair'] and fuzz is not None:
+            shells.append((c, rot, np.asarray(radii), meta[1], fuzz, face & (instance == person + 1)))
+    return shells
 
 
 def render_scene(scene: Scene) -> Rendering:
@@ -68,7 +95,11 @@ def render_scene(scene: Scene) -> Rendering:
     background = render_background(scene.background_seed, cam.size, scene.background_flip)
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
     shade = shading(ras.normal, light.direction, light.ambient, light.intensity)
-    image = composite(albedo, shade, fg, background, noise)
+    alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade[..., None], colors, light)
+    shells = _hair_shells(prims, scene, seg, instance)
+    alpha, premult = over(*hair_layer(shells, K, cam.size, ras.depth, light), alpha, premult)
+    alpha, premult = motion_blur(alpha, premult, *scene.motion_blur)
+    image = composite(premult, alpha, background, noise)
     keypoints = np.zeros((len(models), 308, 3))
     for i, model in enumerate(models):
         p = model.keypoints @ ext[:3, :3].T + ext[:3, 3]
@@ -78,4 +109,5 @@ def render_scene(scene: Scene) -> Rendering:
     bboxes, areas = _boxes(instance, len(models))
     return Rendering(image=image, albedo=albedo, mask=(fg * 255).astype(np.uint8), instance=instance, seg=seg,
                      normal=ras.normal.astype(np.float32), depth=ras.depth.astype(np.float32), K=K, extrinsic=ext,
-                     keypoints=keypoints, bboxes=bboxes, areas=areas)
+                     keypoints=keypoints, bboxes=bboxes, areas=areas, alpha=alpha.astype(np.float32),
+                     foreground=premult.astype(np.float32), background=background)

@@ -1,0 +1,13 @@
+from .matting_head import MattingHead
+from .matting_losses import (
+                             MattingAlphaGradientLoss,
+                             MattingAlphaL1Loss,
+                             MattingCompositionLoss,
+                             MattingForegroundL1Loss,
+                             MattingLaplacianLoss,
+)
+
+__all__ = [
+    'MattingAlphaGradientLoss', 'MattingAlphaL1Loss', 'MattingCompositionLoss', 'MattingForegroundL1Loss',
+    'MattingHead', 'MattingLaplacianLoss'
+]
