@@ -63,13 +63,14 @@ def test_held_out_images_put_the_most_crowded_scene_first_with_its_boxes(tmp_pat
     images = [dict(id=i, file_name=f'val/rgb/{i:06d}.png') for i in range(4)]
     people = {0: 1, 1: 2, 2: 3, 3: 1}
     anns = [dict(image_id=i, num_keypoints=5, bbox=[10 * k, 0, 5, 8]) for i, n in people.items() for k in range(n)]
-    anns.append(dict(image_id=3, num_keypoints=0, bbox=[0, 0, 1, 1]))  # not annotated: no box
+    anns.append(dict(image_id=0, num_keypoints=0, bbox=[0, 0, 1, 1]))  # not annotated: no box
     (tmp_path / 'annotations').mkdir()
     (tmp_path / 'annotations' / 'keypoints308_val.json').write_text(json.dumps(dict(images=images, annotations=anns)))
     named, boxes = demo.held_out_images(str(tmp_path), 2)
     assert [name for name, _ in named] == ['multi_person_000002', 'val_000000', 'val_000001']
     assert named[0][1] == str(tmp_path / 'val/rgb/000002.png')
-    assert boxes['000002'] == [[0, 0, 5, 8], [10, 0, 15, 8], [20, 0, 25, 8]] and len(boxes['000003']) == 1
+    assert boxes['000002'] == [[0, 0, 5, 8], [10, 0, 15, 8], [20, 0, 25, 8]]
+    assert boxes['000000'] == [[0, 0, 5, 8]] and sorted(boxes) == ['000000', '000001', '000002']
 
 
 def test_metrics_table_lists_the_headline_metric_beside_the_baselines():
@@ -107,7 +108,7 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     pictures = sorted((work_dir / 'pictures').glob('*.png'))
-    assert len(pictures) == 2 and pictures[0].name.startswith('multi_person_')
+    assert [p.name.split('_0')[0] for p in pictures] == ['multi_person', 'training_before_after.png', 'val']
     height, width = cv2.imread(str(pictures[0])).shape[:2]
     assert width == 7 * 192 and height > 256  # 256x192 images, seven titled panels
     assert (work_dir / 'pictures' / 'contact_sheet.jpg').is_file() and (work_dir / 'demo.jpg').is_file()
@@ -115,3 +116,16 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
     assert 'NOTICE normal: no demo model is shipped' in proc.stdout
     assert 'training works: body-part mIoU' in proc.stdout and 'Stage times:' in proc.stdout
     assert (work_dir / 'train' / 'iter_4.pth').is_file()
+    assert cv2.imread(str(pictures[1])).shape[1] == 3 * 192  # [image | untrained | trained]
+
+
+def test_a_checkpoint_trained_with_another_config_gets_a_notice(tmp_path):
+    import torch
+
+    from sapiens2.engine.checkpoint import save_weights
+    model = dict(card('seg', SEG_CONFIG), checkpoint=str(tmp_path / 'seg.safetensors'))
+    save_weights({'w': torch.zeros(1)}, model['checkpoint'], meta=dict(config=(REPO / SEG_CONFIG).read_text()))
+    assert demo.config_mismatch(model, str(tmp_path)) is None
+    save_weights({'w': torch.zeros(1)}, model['checkpoint'], meta=dict(config='max_iters = 1\n'))
+    notice = demo.config_mismatch(model, str(tmp_path))
+    assert 'another version of configs/seg/' in notice and '--tasks seg' in notice

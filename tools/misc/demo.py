@@ -113,7 +113,7 @@ def load_shipped_models(models_dir: str) -> Tuple[Dict[str, dict], List[str], Li
     return models, notices, errors
 
 
-def config_mismatch(model: dict) -> Optional[str]:
+def config_mismatch(model: dict, models_dir: str) -> Optional[str]:
     """A notice when the config embedded in the checkpoint differs from the committed config file, else None."""
     from sapiens2.engine.checkpoint import read_checkpoint_file
     embedded = read_checkpoint_file(model['checkpoint'])['meta'].get('config')
@@ -122,7 +122,8 @@ def config_mismatch(model: dict) -> Optional[str]:
     if embedded is None or embedded == committed:
         return None
     return (f'{model["task"]}: {shown(model["checkpoint"])} was trained with another version of {model["config"]}; '
-            'results may differ from its card (re-train: ' + RETRAIN.format(task=model['task'], out='...') + ')')
+            'results may differ from its card; re-train it with: '
+            + RETRAIN.format(task=model['task'], out=shown(models_dir)))
 
 
 # ----------------------------------------------------------------------------------------------------- data
@@ -195,7 +196,8 @@ def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Di
     ordered = [models[task] for task in TASKS if task in models]
     inferencer = Sapiens2Inferencer([osp.join(REPO, m['config']) for m in ordered],
                                     [m['checkpoint'] for m in ordered], device='cpu')
-    results = inferencer([path for _, path in images], bboxes=boxes, show_progress=False)
+    results = inferencer([path for _, path in images], bboxes=boxes if 'pose' in models else None,
+                         show_progress=False)
     by_stem = {r['name']: r for r in results}
     frames = []
     for name, path in images:
@@ -375,7 +377,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     clock = StageClock()
     with clock.stage('models', f'shipped demo models in {shown(models_dir)}'):
         models, notices, errors = load_shipped_models(models_dir)
-        notices += [n for n in (config_mismatch(m) for m in models.values()) if n]
+        notices += [n for n in (config_mismatch(m, models_dir) for m in models.values()) if n]
         for task, model in models.items():
             print(f'    {task:9s}{shown(model["checkpoint"])}')
         for notice in notices:
