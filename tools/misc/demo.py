@@ -149,14 +149,20 @@ def demo_data(models: Dict[str, dict], data_root: Optional[str]) -> Tuple[str, L
             raise SystemExit(f'--data-root {data_root} is not a SynthHumans set (no manifest.json); render one with '
                              'tools/dataset_converters/make_synthhumans.py or leave --data-root out')
         return root, notices
+    def holds(root: str, num_train: int, num_val: int) -> bool:
+        manifest = read_manifest(root) if osp.isdir(root) else None
+        return manifest is not None and configuration(manifest) == dict(
+            renderer_version=RENDERER_VERSION, num_train=num_train, num_val=num_val, size=list(spec['size']),
+            seed=spec['seed'])
+
     card = next(iter(models.values()))
     full = osp.join(REPO, card['data'].get('root', 'data/synthhumans_demo'))
-    manifest = read_manifest(full) if osp.isdir(full) else None
-    wanted = dict(renderer_version=RENDERER_VERSION, num_train=card['data']['num_train'],
-                  num_val=card['data']['num_val'], size=list(spec['size']), seed=spec['seed'])
-    if manifest is not None and configuration(manifest) == wanted:
+    if holds(full, card['data']['num_train'], card['data']['num_val']):
         return full, notices
     root = osp.join(REPO, SMALL_SET['root'])
+    if not holds(root, SMALL_SET['num_train'], SMALL_SET['num_val']):
+        print(f'    rendering {SMALL_SET["num_train"]} training + {SMALL_SET["num_val"]} validation images at '
+              f'{spec["size"]} into {shown(root)} (once; about a minute)', flush=True)
     ensure_synthhumans(root, num_train=SMALL_SET['num_train'], num_val=SMALL_SET['num_val'], size=tuple(spec['size']),
                        seed=spec['seed'])
     return root, notices
