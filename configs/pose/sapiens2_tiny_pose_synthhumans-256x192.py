@@ -9,7 +9,7 @@ image_size = (256, 192)  # (H, W)
 
 # Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
 # 2 CPU cores (batch 8; see docs/demo_models.md).
-max_iters = 300
+max_iters = 200
 val_interval = 800
 warmup_iters = 20
 train_cfg = dict(max_iters=max_iters, val_interval=val_interval)

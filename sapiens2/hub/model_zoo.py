@@ -134,7 +134,7 @@ def _entry(row: dict, sources: Tuple[str, ...]) -> ModelZooEntry:
             raise ValueError(f'model zoo alias {row["alias"]!r} has both a packaged file and a repository (defined in '
                              f'{", ".join(sources)}); keep one')
         row = dict(row, repo='', files=row.get('files') or [osp.basename(row['packaged'])])
-    missing = [key for key in ('repo', 'files') if not row.get(key)]
+    missing = [key for key in ('repo', 'files') if not row.get(key) and not (key == 'repo' and row.get('packaged'))]
     if missing:
         raise ValueError(f'model zoo alias {row["alias"]!r} has no {" or ".join(missing)} (defined in '
                          f'{", ".join(sources)})')

@@ -36,7 +36,7 @@ REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0)
 DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
-CONSTANT_FIT_SAMPLES = 128  # training images the dense constant predictors are fitted on
+CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
 
 
 def pose_options(root: str) -> Dict[str, str]:
