@@ -7,9 +7,11 @@ _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/synthhumans_cpu
 data_root = 'data/synthhumans_demo/'
 image_size = (256, 192)  # (H, W)
 
-max_iters = 800
+# Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
+# 2 CPU cores (batch 8; see docs/demo_models.md).
+max_iters = 200
 val_interval = 800
-warmup_iters = 50
+warmup_iters = 20
 train_cfg = dict(max_iters=max_iters, val_interval=val_interval)
 optim_wrapper = dict(_delete_=True, **_base_.cpu_optim_wrapper)
 param_scheduler = [
@@ -56,11 +58,11 @@ val_pipeline = [
     dict(type='PackPoseInputs'),
 ]
 train_dataloader = dict(
-    batch_size=16,
+    batch_size=8,
     **_base_.cpu_train_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_train.json', pipeline=train_pipeline))
 val_dataloader = dict(
-    batch_size=16,
+    batch_size=8,
     **_base_.cpu_val_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_val.json', pipeline=val_pipeline))
 test_dataloader = val_dataloader

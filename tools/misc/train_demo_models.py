@@ -1,18 +1,21 @@
 """Re-train the small demo models from scratch on SynthHumans, one task at a time.
 
-Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo] [--out work_dirs/demo_models]
-       [--data-root data/synthhumans_demo] [--threads N] [--skip-train]
+Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N]
+       [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
 2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured).
 3. Writes the last checkpoint as fp16 ``<out>/<config name>.safetensors``; its metadata (``meta``) holds the config
    file's text (``config``), the resolved config (``config_resolved``), the dataset meta and the model card.
-4. Evaluates the fp16 checkpoint, the untrained model (the config's init, its seed) and the best constant predictor
-   (fitted on training images, see ``CONSTANTS``) on the validation split, each in its own process.
-5. Writes a model card per checkpoint (``<name>.json`` + ``<name>.md``) and ``<out>/results.{json,md}``.
+4. Evaluates the fp16 checkpoint, the untrained model (the config's init, its seed) and the baselines (``BASELINES``:
+   the best constant predictor fitted on training images; for matting also the ground-truth hard mask) on the
+   validation split, each in its own process.
+5. Writes a model card per checkpoint (``<name>.json`` + ``<name>.md``) and ``<out>/results.{json,md}`` (every task
+   with a card in ``--out``).
 
-``--skip-train`` re-evaluates checkpoints already in ``--out``. Each step is one child process (``--evaluate`` is the
-internal entry point of step 4).
+``--skip-train`` re-evaluates checkpoints already in ``--out``; ``--shipped`` re-evaluates the checkpoints shipped in
+``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set). Each
+step is one child process (``--evaluate`` is the internal entry point of step 4).
 """
 import argparse
 import json
@@ -32,7 +35,8 @@ REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # The SynthHumans set of the demo configs: 2000 training and 200 validation images at 384x288, seed 0.
 DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0)
 DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
-CONSTANT_FIT_SAMPLES = 256  # training images the dense constant predictors are fitted on
+SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
+CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
 
 
 def pose_options(root: str) -> Dict[str, str]:
@@ -57,9 +61,13 @@ class DemoTask:
     config: str
     data_options: Callable[[str], Dict[str, str]]
     headline: str  # the metric the issue sets a target for
-    target: Tuple[str, float]  # ('>=' or '<=', value)
+    target: Tuple[str, object]  # ('>=' or '<=', value), or ('<', baseline mode): below that baseline's value
     reported: Sequence[str] = field(default_factory=tuple)
     imports: Sequence[str] = field(default_factory=tuple)  # project packages that register the task's modules
+    baselines: Sequence[str] = ('constant', )  # the baseline modes evaluated beside the model (``BASELINES``)
+
+    def modes(self) -> Tuple[str, ...]:
+        return ('trained', 'untrained', *self.baselines)
 
 
 TASKS: Dict[str, DemoTask] = {
@@ -80,6 +88,12 @@ TASKS: Dict[str, DemoTask] = {
     'albedo': DemoTask(
         'projects/albedo/configs/sapiens2_tiny_albedo_synthhumans-256x192.py', dense_options, 'albedo/mae',
         ('<=', 0.06), ('albedo/mae', 'albedo/rmse', 'albedo/psnr', 'albedo/ssim'), ('sapiens2_albedo', )),
+    # The matting target is relative: below the SAD of the ground-truth hard mask (``BASELINES``).
+    'matting': DemoTask(
+        'projects/matting/configs/sapiens2_tiny_matting_synthhumans-256x192.py', dense_options, 'matting/sad',
+        ('<', 'hard_mask'), ('matting/sad', 'matting/mse', 'matting/grad', 'matting/conn', 'matting/sad_unknown',
+                             'matting/mse_unknown', 'matting/fg_mse'), ('sapiens2_matting', ),
+        ('constant', 'hard_mask')),
 }
 
 
@@ -250,6 +264,44 @@ def depth_plane(depth: float) -> Callable:
     return make
 
 
+def fit_alpha_constant(cfg) -> np.ndarray:
+    """The alpha with the least training SAD at each pixel: the per-pixel median training alpha, (H, W)."""
+    return np.median(np.stack([s.gt_dense.data[0].numpy() for s in training_samples(cfg, CONSTANT_FIT_SAMPLES)]),
+                     axis=0)
+
+
+def fit_nothing(cfg) -> None:
+    """The hard-mask baseline fits nothing: it reads each sample's ground truth."""
+    return None
+
+
+def predict_alpha(alpha_of: Callable) -> Callable:
+    """A matting predictor from ``alpha_of(sample) -> (H, W)`` alpha, with the foreground unknown (NaN, so
+    ``matting/fg_mse`` is not scored)."""
+    import torch
+    from mmengine.structures import PixelData
+
+    def predict(sample) -> None:
+        alpha = torch.as_tensor(alpha_of(sample), dtype=torch.float32)[None]
+        foreground = torch.full((3, *alpha.shape[-2:]), float('nan'))
+        sample.pred_dense = PixelData(data=torch.cat([foreground, alpha]))
+    return predict
+
+
+def predict_alpha_constant(constant: np.ndarray) -> Callable:
+    def alpha_of(sample) -> np.ndarray:
+        if tuple(sample.gt_dense.data.shape[-2:]) != constant.shape:
+            raise ValueError(f'validation alphas are {tuple(sample.gt_dense.data.shape[-2:])}, the constant was '
+                             f'fitted at {constant.shape}')
+        return constant
+    return predict_alpha(alpha_of)
+
+
+def predict_hard_mask(_) -> Callable:
+    """The matting baseline: the ground-truth alpha thresholded at 0.5 (a perfect binary segmentation)."""
+    return predict_alpha(lambda sample: (sample.gt_dense.data[0] >= 0.5).float())
+
+
 # name: (fit on the training split -> a value, value -> per-sample predictor, description for the card)
 CONSTANTS = {
     'pose': (fit_pose_constant, predict_pose_constant,
@@ -262,12 +314,19 @@ CONSTANTS = {
                  'ground-truth pixel rays'),
     'albedo': (fit_albedo_constant, lambda v: predict_dense_constant(constant_map(v)),
                'one colour everywhere: the per-channel median training albedo'),
+    'matting': (fit_alpha_constant, predict_alpha_constant,
+                'the most likely alpha at each pixel: the per-pixel median training alpha (no foreground)'),
 }
+# Baselines by evaluation mode: 'constant' for every task, 'hard_mask' (an oracle binary mask) for matting.
+BASELINES = dict(
+    constant=CONSTANTS,
+    hard_mask=dict(matting=(fit_nothing, predict_hard_mask,
+                            'the ground-truth alpha thresholded at 0.5: a perfect hard mask (no foreground)')))
 
 
 # ----------------------------------------------------------------------------------------------- evaluation
 def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Optional[str], work_dir: str) -> dict:
-    """Validation metrics of ``mode`` in {'trained', 'untrained', 'constant'} (run in a child process)."""
+    """Validation metrics of ``mode``: 'trained', 'untrained' or a baseline (``BASELINES``), in a child process."""
     from mmengine.registry import DefaultScope
 
     from sapiens2.engine.launch import build_runner, load_config, prepare_test_config
@@ -284,8 +343,8 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
         runner = build_runner(cfg)
         if mode != 'trained':
             runner.model.init_weights()
-        if mode == 'constant':
-            fit, predictor, description = CONSTANTS[task_name]
+        if mode in BASELINES:
+            fit, predictor, description = BASELINES[mode][task_name]
             value = fit(cfg)
             predict = predictor(value)
             test_step = runner.model.test_step
@@ -298,9 +357,12 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
 
             runner.model.test_step = constant_test_step
             extra = dict(description=description,
-                         value=np.asarray(value).tolist() if np.asarray(value).size <= 8 else 'per keypoint/pixel')
-        metrics = runner.test()
-    return dict(metrics={k: float(v) for k, v in metrics.items()}, **extra)
+                         value=None if value is None else np.asarray(value).tolist() if np.asarray(value).size <= 8
+                         else 'per keypoint/pixel')
+        metrics = {k: float(v) for k, v in runner.test().items()}
+    if mode in BASELINES:  # a baseline without some output (matting's have no foreground) is not scored on it
+        metrics = {k: v for k, v in metrics.items() if np.isfinite(v)}
+    return dict(metrics=metrics, **extra)
 
 
 # ----------------------------------------------------------------------------------------------- model files
@@ -345,37 +407,53 @@ def card_markdown(card: dict) -> str:
              f'batch {card["training"]["batch_size"]}), {card["training"]["wall_s"]:.0f} s wall, '
              f'{card["training"]["cpu_s"]:.0f} s CPU, {card["training"]["threads"]} thread(s), load average '
              f'{card["training"]["load_average"]} on {card["training"]["machine"]}.', '',
-             f'Constant baseline: {card["constant"]["description"]}.', '',
-             '| metric | trained (fp16) | untrained | best constant |', '|---|---|---|---|']
-    for name in card['reported']:
-        row = [card['metrics'][which].get(name) for which in ('trained', 'untrained', 'constant')]
-        lines.append(f'| {name} | ' + ' | '.join('-' if v is None else f'{v:.4g}' for v in row) + ' |')
-    op, value = card['target']
-    lines += ['', f'Target: {card["headline"]} {op} {value}: '
+             f'Init: {card["init"]}.', '',
+             *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
+             *metrics_table(card)]
+    lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
               f'{"reached" if card["target_reached"] else "not reached"}.', '']
     return '\n'.join(lines)
 
 
+def metrics_table(card: dict) -> List[str]:
+    """Markdown rows: every reported metric of the trained model, the untrained one and the baselines."""
+    lines = ['| metric | trained (fp16) | untrained | ' + ' | '.join(m.replace('_', ' ') for m in card['baselines']) +
+             ' |', '|---|---|---|' + '---|' * len(card['baselines'])]
+    for name in card['reported']:
+        row = [card['metrics'][which].get(name) for which in ('trained', 'untrained', *card['baselines'])]
+        lines.append(f'| {name} | ' + ' | '.join('-' if v is None else f'{v:.4g}' for v in row) + ' |')
+    return lines
+
+
+def target_text(card: dict) -> str:
+    op, value = card['target']
+    if value in BASELINES:
+        return f'{op} {value.replace("_", " ")} ({card["metrics"][value][card["headline"]]:.4g})'
+    return f'{op} {value}'
+
+
 def results_markdown(cards: List[dict]) -> str:
-    lines = ['| task | metric | trained | untrained | constant | target | train wall / CPU | command |',
-             '|---|---|---|---|---|---|---|---|']
+    lines = ['| task | metric | trained | untrained | constant | target | reached | train wall / CPU | command |',
+             '|---|---|---|---|---|---|---|---|---|']
     for card in cards:
         values = [card['metrics'][w].get(card['headline']) for w in ('trained', 'untrained', 'constant')]
         lines.append(f'| {card["task"]} | {card["headline"]} | ' + ' | '.join(f'{v:.4g}' for v in values) +
-                     f' | {" ".join(map(str, card["target"]))} | {card["training"]["wall_s"]:.0f} s / '
-                     f'{card["training"]["cpu_s"]:.0f} s | `{card["command"]}` |')
+                     f' | {target_text(card)} | {"yes" if card["target_reached"] else "no"} | '
+                     f'{card["training"]["wall_s"]:.0f} s / {card["training"]["cpu_s"]:.0f} s | `{card["command"]}` |')
+    for card in cards:
+        lines += ['', f'### {card["task"]} (`{card["config"]}`)', '', *metrics_table(card)]
     return '\n'.join(lines) + '\n'
 
 
 # ----------------------------------------------------------------------------------------------- main
-def train_samples(task_name: str, data_root: str) -> str:
+def train_samples(task_name: str, data_root: str, data: dict) -> str:
     if task_name == 'pose':
         with open(osp.join(data_root, 'annotations', 'keypoints308_train.json')) as f:
-            return f'{len(json.load(f)["annotations"])} person crops of {DATA["num_train"]} images'
-    return f'{DATA["num_train"]} images'
+            return f'{len(json.load(f)["annotations"])} person crops of {data["num_train"]} images'
+    return f'{data["num_train"]} images'
 
 
-def process_task(name: str, args, env: dict, data_root: str, data_s: float) -> dict:
+def process_task(name: str, args, env: dict, data_root: str, data_s: float, data: dict) -> dict:
     from mmengine.config import Config
 
     from sapiens2.datasets.synthhumans import RENDERER_VERSION
@@ -385,12 +463,15 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float) -> d
     work_dir = osp.join(args.out, 'train', stem)
     options = task.data_options(data_root) if args.data_root != DEFAULT_DATA_ROOT else {}
     train_cmd = ['tools/train.py', task.config, '--work-dir', shown(work_dir), *option_args(options)]
-    checkpoint = osp.join(args.out, f'{stem}.safetensors')
+    source = SHIPPED_DIR if args.shipped else args.out
+    checkpoint = osp.join(source, f'{stem}.safetensors')
     card_path = osp.join(args.out, f'{stem}.json')
     os.makedirs(work_dir, exist_ok=True)
-    if args.skip_train:
-        with open(card_path) as f:
+    if args.skip_train or args.shipped:
+        with open(osp.join(source, f'{stem}.json')) as f:
             card = json.load(f)
+        if args.shipped:  # the shipped card's training record, re-evaluated on this data
+            card['evaluation_data'] = dict(data, size=list(data['size']), root=shown(data_root))
     else:
         print(f'==> {name}: training {task.config}', flush=True)
         load = os.getloadavg()[0]
@@ -400,16 +481,17 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float) -> d
             name=stem, task=name, config=task.config, model=model_summary(cfg), seed=cfg.randomness.seed,
             command=(f'OMP_NUM_THREADS={env["OMP_NUM_THREADS"]} ' if 'OMP_NUM_THREADS' in env else '') +
             'python ' + ' '.join(train_cmd),
-            data=dict(DATA, size=list(DATA['size']), root=shown(data_root), renderer_version=RENDERER_VERSION,
-                      train_samples=train_samples(name, data_root), render_s=round(data_s, 1)),
+            data=dict(data, size=list(data['size']), root=shown(data_root), renderer_version=RENDERER_VERSION,
+                      train_samples=train_samples(name, data_root, data), render_s=round(data_s, 1)),
             training=dict(iterations=cfg.train_cfg.max_iters, batch_size=cfg.train_dataloader.batch_size,
                           wall_s=round(wall, 1), cpu_s=round(cpu, 1),
                           threads=env.get('OMP_NUM_THREADS', f'default ({os.cpu_count()} cores)'),
                           load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
                           machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()))
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
-    card['metrics'] = {}
-    for mode in ('trained', 'untrained', 'constant'):
+    card.update(init='random (from scratch); see docs/pretraining.md')
+    card['metrics'], card['baselines'] = {}, {}
+    for mode in task.modes():
         print(f'==> {name}: evaluating the {mode} model', flush=True)
         result_path = osp.join(work_dir, f'eval_{mode}.json')
         command = [sys.executable, osp.abspath(__file__), '--evaluate', name, mode, '--result', result_path,
@@ -418,24 +500,33 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float) -> d
         with open(result_path) as f:
             result = json.load(f)
         card['metrics'][mode] = result['metrics']
-        if mode == 'constant':
-            card['constant'] = dict(description=result['description'], value=result['value'])
+        if mode in BASELINES:
+            card.setdefault('baselines', {})[mode] = dict(description=result['description'], value=result['value'])
         card.setdefault('evaluation_s', {})[mode] = dict(wall_s=round(wall, 1), cpu_s=round(cpu, 1))
     card.update(headline=task.headline, target=list(task.target), reported=list(task.reported))
-    op, value = task.target
     trained = card['metrics']['trained'][task.headline]
-    card['target_reached'] = bool(trained >= value if op == '>=' else trained <= value)
+    card['target_reached'] = target_reached(task, card['metrics'])
     with open(card_path, 'w') as f:
         json.dump(card, f, indent=1)
     with open(osp.join(args.out, f'{stem}.md'), 'w') as f:
         f.write(card_markdown(card))
-    if not args.skip_train:  # the card in the checkpoint gets the metrics too
+    if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
         with open(card_path, 'w') as f:
             json.dump(card, f, indent=1)
     print(f'    {task.headline}: trained {trained:.4g}, untrained {card["metrics"]["untrained"][task.headline]:.4g}, '
-          f'constant {card["metrics"]["constant"][task.headline]:.4g} (target {op} {value})', flush=True)
+          f'constant {card["metrics"]["constant"][task.headline]:.4g} (target {" ".join(map(str, task.target))})',
+          flush=True)
     return card
+
+
+def target_reached(task: DemoTask, metrics: Dict[str, Dict[str, float]]) -> bool:
+    """Whether the trained model's headline metric meets the task's target (``metrics``: by mode)."""
+    op, value = task.target
+    trained = metrics['trained'][task.headline]
+    if value in BASELINES:
+        value = metrics[value][task.headline]
+    return bool(trained >= value if op == '>=' else trained <= value if op == '<=' else trained < value)
 
 
 def _torch_version() -> str:
@@ -450,6 +541,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--data-root', default=DEFAULT_DATA_ROOT, help='where the SynthHumans set is rendered')
     parser.add_argument('--threads', type=int, default=None, help='OMP_NUM_THREADS of the children (default: unset)')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
+    parser.add_argument('--shipped', action='store_true',
+                        help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
+                             f'({shown(SHIPPED_DIR)}) into --out')
+    parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
+    parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
     parser.add_argument('--evaluate', nargs=2, metavar=('TASK', 'MODE'), help=argparse.SUPPRESS)
     parser.add_argument('--checkpoint', help=argparse.SUPPRESS)
     parser.add_argument('--result', help=argparse.SUPPRESS)
@@ -466,15 +562,27 @@ def main() -> int:
         with open(args.result, 'w') as f:
             json.dump(result, f, indent=1)
         return 0
+    if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
+        raise SystemExit(f'--out {shown(args.out)} is the shipped folder: write to another folder and copy the files '
+                         'there by hand')
     env = dict(os.environ)
     if args.threads:
         env['OMP_NUM_THREADS'] = str(args.threads)
     start = time.time()
-    print(f'==> SynthHumans in {shown(data_root)} ({DATA})', flush=True)
+    data = dict(DATA, num_train=args.num_train, num_val=args.num_val)
+    print(f'==> SynthHumans in {shown(data_root)} ({data})', flush=True)
     from sapiens2.datasets.synthhumans import ensure_synthhumans
-    ensure_synthhumans(root=data_root, **DATA)
+    ensure_synthhumans(root=data_root, **data)
     data_s = time.time() - start
-    cards = [process_task(name, args, env, data_root, data_s) for name in args.tasks]
+    for name in args.tasks:
+        process_task(name, args, env, data_root, data_s, data)
+    # The table covers every task with a card in --out, so runs of a few --tasks each add up.
+    cards = []
+    for name in TASKS:
+        card_path = osp.join(args.out, f'{config_name(TASKS[name])}.json')
+        if osp.isfile(card_path):
+            with open(card_path) as f:
+                cards.append(json.load(f))
     table = results_markdown(cards)
     with open(osp.join(args.out, 'results.md'), 'w') as f:
         f.write(table)

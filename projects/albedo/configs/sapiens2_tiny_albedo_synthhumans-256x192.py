@@ -7,8 +7,10 @@ _base_ = ['./sapiens2_0.4b_albedo_render_people-1024x768.py', 'sapiens2::_base_/
 
 data_root = 'data/synthhumans_demo'
 image_size = (256, 192)  # (H, W)
-max_iters = 800
-warmup_iters = 50
+# Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
+# 2 CPU cores (batch 8; see docs/demo_models.md).
+max_iters = 80
+warmup_iters = 20
 
 model = dict(
     use_checkpoint=False,

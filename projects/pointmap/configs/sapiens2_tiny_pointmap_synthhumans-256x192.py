@@ -11,8 +11,10 @@ image_size = (256, 192)  # (H, W)
 # The official 768 px canonical focal goes with 768 px wide inputs; scaled to this input width it keeps canonical
 # depths and the scale target O(1), as at full size.
 canonical_focal = 192.0
-max_iters = 800
-warmup_iters = 50
+# Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
+# 2 CPU cores (batch 8; see docs/demo_models.md).
+max_iters = 80
+warmup_iters = 20
 
 model = dict(
     use_checkpoint=False,
