@@ -198,6 +198,13 @@ def _write_local_files_atomically() -> None:
     register_backend('local', AtomicLocalBackend, force=True, prefixes='')
 
 
+def _write_the_last_checkpoint_record_atomically() -> None:
+    import mmengine.hooks.checkpoint_hook as checkpoint_hook
+
+    from sapiens2.engine.atomic_save import open_writing_atomically
+    checkpoint_hook.open = open_writing_atomically  # its only open(): the write of work_dir/last_checkpoint
+
+
 def _find_editable_packages() -> None:
     import mmengine.config.config as config_module
     upstream = config_module.get_installed_path
@@ -258,7 +265,78 @@ def _log_the_config_at_debug() -> None:
         runner_cls._log_env = _log_env
 
 
+def _explain_rejected_samples() -> None:
+    from mmengine.dataset import BaseDataset
+
+    from sapiens2.engine.rejected_samples import NoValidSampleError, describe_rejection
+    upstream = BaseDataset.__getitem__
+    messages = ('Cannot find valid image after', 'Test time pipline should not get `None`')
+
+    def __getitem__(self, idx: int) -> dict:
+        try:
+            return upstream(self, idx)
+        except Exception as err:
+            if type(err) is not Exception or not str(err).startswith(messages):
+                raise
+            raise NoValidSampleError(describe_rejection(self, idx)) from err
+
+    BaseDataset.__getitem__ = __getitem__
+
+
+# --- mmcv ----------------------------------------------------------------------------------------------------------
+
+def _name_the_file_in_image_loading_errors() -> None:
+
+    def refuse_bombs(io_module: ModuleType) -> None:
+        upstream = io_module.imfrombytes
+
+        def imfrombytes(content: bytes, *args, **kwargs):
+            from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
+            refuse_decompression_bomb(content)
+            return upstream(content, *args, **kwargs)
+
+        io_module.imfrombytes = imfrombytes
+        for name in ('mmcv.image', 'mmcv'):  # re-exports bound before the patch (after it, they bind the patch)
+            if getattr(sys.modules.get(name), 'imfrombytes', None) is upstream:
+                sys.modules[name].imfrombytes = imfrombytes
+
+    def name_the_file(loading: ModuleType) -> None:
+        upstream = loading.LoadImageFromFile.transform
+
+        def transform(self, results: dict):
+            try:
+                return upstream(self, results)
+            except FileNotFoundError as err:
+                raise FileNotFoundError(f"image {results['img_path']} does not exist") from err
+            except Exception as err:
+                detail = ('the file is empty, truncated, damaged or not an image the decoder can read'
+                          if isinstance(err, AssertionError) else str(err))
+                error_type = ValueError if isinstance(err, ValueError) else OSError
+                raise error_type(f"cannot read image {results['img_path']}: {detail}") from err
+
+        loading.LoadImageFromFile.transform = transform
+
+    _patch_module('mmcv.image.io', refuse_bombs)
+    _patch_module('mmcv.transforms.loading', name_the_file)
+
+
 # --- mmpose --------------------------------------------------------------------------------------------------------
+
+def _load_pose_images_with_named_errors() -> None:
+
+    def patch(loading: ModuleType) -> None:
+        from mmcv.transforms import LoadImageFromFile
+        upstream = loading.LoadImage.transform
+
+        def transform(self, results: dict):
+            if 'img' not in results:  # as upstream, without re-wrapping the error as "check the file exists"
+                return LoadImageFromFile.transform(self, results)
+            return upstream(self, results)
+
+        loading.LoadImage.transform = transform
+
+    _patch_module('mmpose.datasets.transforms.loading', patch)
+
 
 def _draw_circles_with_scalar_radius() -> None:
 
@@ -314,14 +392,20 @@ ADAPTATIONS: List[Adaptation] = [
         _flexible_runner_loads_strictly),
     Adaptation(
         'resume-record', 'mmengine', ('0.10.7', ),
-        'An empty last_checkpoint record, or one naming a missing file, resumes from the newest iter_/epoch_ '
-        'checkpoint of the work dir (saying so) or fails naming the record (MMEngine tries to load "").',
+        'An empty last_checkpoint record, one naming a missing file, or one naming a truncated checkpoint resumes '
+        'from the newest complete iter_/epoch_ checkpoint of the work dir (saying so) or fails naming the record '
+        '(MMEngine tries to load "" or the truncated file).',
         _resume_from_a_valid_record),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
         'leaves a truncated checkpoint (sapiens2.engine.atomic_save).',
         _write_local_files_atomically),
+    Adaptation(
+        'atomic-last-checkpoint', 'mmengine', ('0.10.7', ),
+        "CheckpointHook writes the work dir's last_checkpoint record through a temporary file and os.replace, as the "
+        "checkpoints, instead of open(path, 'w'), which leaves an empty record when the process dies in between.",
+        _write_the_last_checkpoint_record_atomically),
     Adaptation(
         'editable-config-packages', 'mmengine', ('0.10.7', ),
         "`pkg::path` config bases find packages installed in editable mode (MMEngine looks only beside the "
@@ -343,6 +427,23 @@ ADAPTATIONS: List[Adaptation] = [
         "The Runner logs the resolved config (1,000+ lines for a pose config) at DEBUG instead of INFO and logs the "
         'path of the copy it writes to the work dir instead.',
         _log_the_config_at_debug),
+    Adaptation(
+        'rejected-samples-error', 'mmengine', ('0.10.7', ),
+        "When a dataset's pipeline rejects every sample drawn (or one in test mode), BaseDataset raises "
+        "NoValidSampleError naming the dataset, a rejected sample's files and the transform that rejected it, instead "
+        "of `Cannot find valid image after 1000!` (sapiens2.engine.rejected_samples).",
+        _explain_rejected_samples),
+    Adaptation(
+        'image-loading-errors', 'mmcv', ('2.1.0', ),
+        "mmcv's imfrombytes refuses images whose header declares more pixels than Pillow's decompression-bomb limit "
+        "(before decoding), and LoadImageFromFile errors name the file (mmcv asserts 'failed to load image' or passes "
+        "the decoder's error on) (sapiens2.datasets.image_files).",
+        _name_the_file_in_image_loading_errors),
+    Adaptation(
+        'pose-image-errors', 'mmpose', ('1.3.2', ),
+        "mmpose's LoadImage passes mmcv's image-loading error on as it is, instead of wrapping every error in "
+        '"... occurs when loading ... Please check whether the file exists".',
+        _load_pose_images_with_named_errors),
     Adaptation(
         'pose-visualizer-radius', 'mmpose', ('1.3.2', ),
         "mmpose's OpenCV visualizer receives keypoint radii as 1-element arrays and calls int() on them, a TypeError "

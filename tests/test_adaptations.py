@@ -150,6 +150,86 @@ def test_runner_logs_the_config_path_at_info_and_the_config_at_debug(tmp_path, m
     assert "Config:\n" in logs['DEBUG'] and "type='ToySapiens2Regressor'" in logs['DEBUG']
 
 
+def test_last_checkpoint_record_is_written_atomically(tmp_path, monkeypatch):
+    import mmengine.hooks.checkpoint_hook as checkpoint_hook
+
+    from sapiens2.engine import atomic_save
+    assert checkpoint_hook.open is atomic_save.open_writing_atomically
+    record = tmp_path / 'last_checkpoint'
+    with checkpoint_hook.open(str(record), 'w') as f:
+        f.write(str(tmp_path / 'iter_3.pth'))
+    assert record.read_text() == str(tmp_path / 'iter_3.pth')
+
+    def die(src, dst):
+        raise OSError('killed before the commit')
+
+    monkeypatch.setattr(atomic_save.os, 'replace', die)
+    with pytest.raises(OSError, match='killed before the commit'):
+        with checkpoint_hook.open(str(record), 'w') as f:
+            f.write(str(tmp_path / 'iter_6.pth'))
+    assert record.read_text() == str(tmp_path / 'iter_3.pth') and sorted(p.name for p in tmp_path.iterdir()) == [
+        'last_checkpoint']
+    with checkpoint_hook.open(str(record)) as f:  # other modes are the builtin open
+        assert f.read() == str(tmp_path / 'iter_3.pth')
+
+
+class _RejectingDataset:
+    """An MMEngine dataset of two samples whose pipeline rejects every one."""
+
+    @staticmethod
+    def build(test_mode: bool = False, reject=True):
+        from mmengine.dataset import BaseDataset
+
+        class Reject:
+            def __call__(self, results):
+                if reject is True:
+                    return None
+                raise reject
+
+            def __repr__(self):
+                return 'Reject()'
+
+        class Probe(BaseDataset):
+            def load_data_list(self):
+                return [dict(img_path=f'data/{i}.png') for i in range(2)]
+
+        return Probe(pipeline=[Reject()], test_mode=test_mode, max_refetch=5, serialize_data=False)
+
+
+@pytest.mark.parametrize('test_mode', [False, True])
+def test_a_dataset_rejecting_every_sample_names_it(test_mode):
+    from sapiens2.engine.rejected_samples import NoValidSampleError
+    with pytest.raises(NoValidSampleError, match=r'Probe\(\) with 2 samples: .*sample 0 \(img_path=data/0\.png\).*'
+                       r'Reject\(\)'):
+        _RejectingDataset.build(test_mode)[0]
+    with pytest.raises(KeyError, match='a bug'):  # other errors of the pipeline are not touched
+        _RejectingDataset.build(test_mode, reject=KeyError('a bug'))[0]
+
+
+def test_image_loading_refuses_bombs_and_names_the_file(tmp_path, monkeypatch):
+    import mmcv
+    from mmcv.transforms import LoadImageFromFile
+    from mmpose.datasets.transforms import LoadImage
+    from PIL import Image
+
+    from tests.reliability.catalogue import png_declaring
+    path = tmp_path / 'big.png'
+    path.write_bytes(png_declaring(30000, 30000))
+    with pytest.raises(ValueError, match='decompression bomb'):
+        mmcv.imfrombytes(path.read_bytes())
+    for loader in (LoadImageFromFile(), LoadImage()):
+        with pytest.raises(ValueError, match=rf'^cannot read image {path}: .*decompression bomb'):
+            loader(dict(img_path=str(path)))
+    path.write_bytes(png_declaring(3000, 3000))  # within the limit: decoded, and its missing data reported
+    with pytest.raises(OSError, match=rf'^cannot read image {path}: the file is empty, truncated'):
+        LoadImage()(dict(img_path=str(path)))
+    monkeypatch.setattr(Image, 'MAX_IMAGE_PIXELS', 1000)  # the limit is Pillow's setting (twice it is refused)
+    with pytest.raises(ValueError, match='decompression bomb'):
+        LoadImageFromFile()(dict(img_path=str(path)))
+    with pytest.raises(FileNotFoundError, match=rf'^image {tmp_path}/none\.png does not exist$'):
+        LoadImage()(dict(img_path=str(tmp_path / 'none.png')))
+
+
 def test_history_buffer_pickles_without_its_methods(tmp_path):
     import pickle
 

@@ -12,6 +12,7 @@ The output options mean what they mean in the task's upstream tool:
 import argparse
 import sys
 
+from sapiens2.engine.dist import name_unresponsive_ranks
 from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_test_config
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
@@ -52,7 +53,8 @@ def main() -> None:
                                   wait_time=args.wait_time, interval=args.interval, tta=args.tta)
     except ValueError as err:
         raise SystemExit(f'tools/test.py: error: {err}') from None
-    build_runner(cfg).test()
+    with name_unresponsive_ranks():
+        build_runner(cfg).test()
 
 
 if __name__ == '__main__':

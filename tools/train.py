@@ -2,6 +2,7 @@
 import argparse
 import sys
 
+from sapiens2.engine.dist import name_unresponsive_ranks
 from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_train_config
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
@@ -26,7 +27,8 @@ def main() -> None:
     cfg = load_config(args.config, args.cfg_options)
     cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher,
                                args.trust_checkpoint)
-    build_runner(cfg).train()
+    with name_unresponsive_ranks():
+        build_runner(cfg).train()
 
 
 if __name__ == '__main__':

@@ -45,6 +45,21 @@ def config_dataset_meta(cfg: Config, model: nn.Module) -> Optional[dict]:
     return meta or None
 
 
+def _with_hub_head_widths(model: nn.Module, cfg: Config, model_cfg: Config, checkpoint: str) -> nn.Module:
+    """``model``, rebuilt with the dense-head widths of the checkpoint's Hub ``config.json`` when they differ from
+    the config's (the released widths win; ``cfg.model`` is updated to match)."""
+    from sapiens2.engine.checkpoint import resolve_checkpoint_path
+    from sapiens2.hub.config_check import hub_head_widths
+    config_file, widths = hub_head_widths(model, resolve_checkpoint_path(checkpoint))
+    if not widths:
+        return model
+    head_key = 'decode_head' if 'decode_head' in model_cfg else 'head'
+    warnings.warn(f'head widths from {config_file} override the config: {widths}')
+    cfg.model[head_key].update(widths)
+    model_cfg[head_key] = dict(model_cfg[head_key], **widths)
+    return MODELS.build(model_cfg)
+
+
 def init_model(config: Union[str, Config],
                checkpoint: Optional[str] = None,
                device: Optional[str] = None,
@@ -67,6 +82,7 @@ def init_model(config: Union[str, Config],
         model_cfg.backbone = dict(model_cfg.backbone, init_cfg=None)
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
+        model = _with_hub_head_widths(model, cfg, model_cfg, checkpoint)
         from sapiens2.engine.checkpoint import load_model_weights
         load_model_weights(model, checkpoint, strict=True, trust_checkpoint=trust_checkpoint)
     else:

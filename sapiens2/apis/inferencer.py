@@ -12,10 +12,13 @@ from sapiens2.registry import INFERENCE_TASKS
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
+from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
 
 Frame = Tuple[Source, int, np.ndarray]
+# Frames read ahead while the model runs, in batches.
+PREFETCH_BATCHES = 2
 
 
 def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
@@ -149,14 +152,16 @@ class Sapiens2Inferencer:
         return collected
 
     def _batches(self, sources: List[Source], writer: Optional[ResultWriter]) -> Iterator[List[Frame]]:
+        """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
+        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead)."""
         batch: List[Frame] = []
-        for source in sources:
-            for index, image in source.frames():
+        for source, index, image in prefetched(_frames_and_ends(sources), PREFETCH_BATCHES * self.batch_size):
+            if index is not None:
                 batch.append((source, index, image))
                 if len(batch) == self.batch_size:
                     yield batch
                     batch = []
-            if source.kind == 'video':
+            elif source.kind == 'video':
                 if batch:
                     yield batch
                     batch = []
@@ -193,3 +198,11 @@ def check_bbox_names(bboxes: Dict[str, Sequence], sources: List[Source]) -> None
 
 def _frame_name(source: Source, index: int) -> str:
     return source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
+
+
+def _frames_and_ends(sources: List[Source]) -> Iterator[Tuple[Source, Optional[int], Optional[np.ndarray]]]:
+    """``(source, index, image)`` for every frame, then ``(source, None, None)`` at the end of each source."""
+    for source in sources:
+        for index, image in source.frames():
+            yield source, index, image
+        yield source, None, None

@@ -33,6 +33,8 @@ import torch
 from mmengine.logging import MMLogger, print_log
 from torch import nn
 
+from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+
 StateDict = Dict[str, torch.Tensor]
 MapLocation = Union[str, torch.device, Callable, None]
 _MAX_LISTED_KEYS = 20
@@ -549,16 +551,14 @@ def download_checkpoint(url: str, model_dir: Optional[str] = None, progress: boo
 
 
 # ------------------------------------------------------------------------------------------------------- resume
-_RESUMABLE = re.compile(r'^(iter|epoch)_(\d+)\.pth$')
-
-
 def find_resume_checkpoint(work_dir: str) -> Optional[str]:
     """The checkpoint ``--resume`` (without a path) continues from: the one the work dir's ``last_checkpoint``
-    record names.
+    record names, when it is complete.
 
-    No record: None (training starts from scratch, as in MMEngine). An empty record, or one naming a file that does
-    not exist: the newest ``iter_*.pth``/``epoch_*.pth`` in the work dir, with a warning saying so; if there is none,
-    ``FileNotFoundError`` naming the record.
+    No record: None (training starts from scratch, as in MMEngine). An empty record, one naming a file that does not
+    exist, or one naming a truncated or damaged checkpoint (:func:`~sapiens2.engine.checkpoint_integrity.
+    incomplete_reason`): the newest complete ``iter_*.pth``/``epoch_*.pth`` in the work dir, with a warning saying
+    so; if there is none, ``FileNotFoundError`` naming the record.
     """
     record = osp.join(work_dir, 'last_checkpoint')
     if not osp.exists(record):
@@ -566,16 +566,22 @@ def find_resume_checkpoint(work_dir: str) -> Optional[str]:
         return None
     with open(record) as f:
         recorded = f.read().strip()
-    for candidate in (recorded, osp.join(work_dir, recorded)):
-        if recorded and osp.isfile(candidate):
-            return candidate
-    problem = 'is empty' if not recorded else f'names {recorded}, which does not exist'
-    found = [osp.join(work_dir, name) for name in os.listdir(work_dir) if _RESUMABLE.match(name)]
-    if not found:
+    latest = next((c for c in (recorded, osp.join(work_dir, recorded)) if recorded and osp.isfile(c)), None)
+    if latest is None:
+        problem = f'{record} is empty' if not recorded else f'{record} names {recorded}, which does not exist'
+    else:
+        reason = incomplete_reason(latest)
+        if reason is None:
+            return latest
+        problem = f'the latest checkpoint {latest} is truncated or damaged ({reason})'
+    newest, skipped = newest_complete_checkpoint(work_dir, exclude=latest or '')
+    problem += ''.join(f', {path} too ({why})' for path, why in skipped)
+    if newest is None:
+        qualifier = 'other complete ' if latest else 'complete ' if skipped else ''
         raise FileNotFoundError(
-            f'Cannot resume: {record} {problem}, and {work_dir} holds no iter_*.pth or epoch_*.pth checkpoint. Give '
-            f'the checkpoint with --resume PATH, or train from scratch without --resume (remove {record}).')
-    newest = max(found, key=lambda p: (osp.getmtime(p), int(_RESUMABLE.match(osp.basename(p)).group(2))))
-    print_log(f'{record} {problem}; resuming from the newest checkpoint in the work dir instead: {newest}',
-              logger='current', level=logging.WARNING)
+            f'Cannot resume: {problem}, and {work_dir} holds no {qualifier}iter_*.pth or epoch_*.pth checkpoint. '
+            f'Give the checkpoint with --resume PATH, or train from scratch without --resume (remove {record}).')
+    again = ' (the iterations after it are trained again)' if latest else ''
+    print_log(f'{problem[:1].upper()}{problem[1:]}; resuming from the newest complete checkpoint in the work dir '
+              f'instead: {newest}{again}', logger='current', level=logging.WARNING)
     return newest

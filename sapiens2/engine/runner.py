@@ -10,6 +10,7 @@ from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 
 from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
+from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
 
 
 @RUNNERS.register_module()
@@ -22,6 +23,10 @@ class Sapiens2Runner(Runner):
     ``allow_non_finite_weights`` keys apply to the process (:func:`~sapiens2.engine.checkpoint.set_checkpoint_policy`).
     ``load_from`` may be a Hub reference or a model alias (checked against the repository's ``config.json`` when it
     has one).
+
+    ``--resume`` without a path continues from the checkpoint :func:`~sapiens2.engine.checkpoint.
+    find_resume_checkpoint` chooses (the newest complete one when the recorded one is truncated); a truncated
+    checkpoint given with ``--resume PATH`` raises an error naming it and the newest complete one.
     """
 
     load_strict: bool = True
@@ -54,3 +59,12 @@ class Sapiens2Runner(Runner):
         self._has_loaded = True
         self.logger.info(f'Load checkpoint from {filename}' + (f' ({path})' if path != filename else ''))
         return checkpoint
+
+    def resume(self, filename: str, resume_optimizer: bool = True, resume_param_scheduler: bool = True,
+               map_location: Union[str, Callable] = 'default') -> None:
+        reason = incomplete_reason(str(filename))
+        if reason is not None:  # only --resume PATH: the automatic choice is complete (find_resume_checkpoint)
+            fallback, _ = newest_complete_checkpoint(self.work_dir, exclude=str(filename))
+            hint = f'; the newest complete checkpoint of the work dir is {fallback}' if fallback else ''
+            raise ValueError(f'Cannot resume from {filename}: the file is truncated or damaged ({reason}){hint}.')
+        super().resume(filename, resume_optimizer, resume_param_scheduler, map_location)

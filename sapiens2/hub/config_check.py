@@ -61,6 +61,9 @@ def compare_with_hub_config(model: nn.Module, config: dict) -> List[str]:
     head = getattr(model, 'head', None) or getattr(model, 'decode_head', None)
     if head is None:
         return problems
+    ours, theirs = trunk_widths(head), hub_trunk_widths(config)
+    if ours is not None and theirs is not None and ours != theirs:
+        problems.append(f'head widths {theirs} (head_config) but the head has {ours}')
     image_size = _hw(config['image_size']) if 'image_size' in config else TRANSFORMERS_DEFAULT_IMAGE_SIZE
     if image_size != TRANSFORMERS_DEFAULT_IMAGE_SIZE and image_size != tuple(backbone.img_size):
         problems.append(f'image_size={list(image_size)} but the backbone has img_size={list(backbone.img_size)}')
@@ -72,18 +75,58 @@ def compare_with_hub_config(model: nn.Module, config: dict) -> List[str]:
     return problems
 
 
-def check_model_fits_hub_config(model: nn.Module, checkpoint_file: str) -> None:
-    """Raises :class:`HubConfigMismatchError` when ``checkpoint_file`` lies in a Hub snapshot whose
-    ``config.json`` does not fit ``model``; does nothing for other files."""
+def read_hub_config(checkpoint_file: str) -> Tuple[Optional[str], Optional[dict]]:
+    """(path, content) of the ``config.json`` beside a Hub checkpoint, or (None, None) for other files."""
     config_file = hub_config_file(checkpoint_file)
     if config_file is None:
-        return
+        return None, None
     try:
         with open(config_file) as f:
-            config = json.load(f)
+            return config_file, json.load(f)
     except (OSError, json.JSONDecodeError) as err:
         raise HubConfigMismatchError(f'{config_file} (config of the Hub checkpoint {checkpoint_file}) is not '
                                      f'readable JSON ({err}); download it again (delete it from the cache)') from err
+
+
+def trunk_widths(head: nn.Module) -> Optional[dict]:
+    """The channel widths of a PixelShuffle dense-trunk head as its constructor arguments, or None for others."""
+    from sapiens2.models.heads import DenseTrunkHead
+    if not isinstance(head, DenseTrunkHead):
+        return None
+    convs = [m for m in head.conv_layers.modules() if isinstance(m, nn.Conv2d)]
+    return dict(upsample_channels=[block[0].out_channels // 4 for block in head.upsample_blocks],
+                conv_out_channels=[m.out_channels for m in convs], conv_kernel_sizes=[m.kernel_size[0] for m in convs])
+
+
+def hub_trunk_widths(config: dict) -> Optional[dict]:
+    """The dense-trunk widths a transformers ``head_config`` gives (same keys as :func:`trunk_widths`), or None."""
+    head_config = config.get('head_config') if config.get('model_type') == 'sapiens2' else None
+    if not isinstance(head_config, dict) or not head_config.get('use_pixel_shuffle'):
+        return None
+    keys = dict(upsample_channels='upsample_out_channels', conv_out_channels='conv_out_channels',
+                conv_kernel_sizes='conv_kernel_sizes')
+    if any(key not in head_config for key in keys.values()):
+        return None
+    return {ours: [int(v) for v in head_config[theirs]] for ours, theirs in keys.items()}
+
+
+def hub_head_widths(model: nn.Module, checkpoint_file: str) -> Tuple[Optional[str], dict]:
+    """(config.json path, widths) when the Hub config of ``checkpoint_file`` gives dense-trunk widths other than
+    the head of ``model`` has (the widths to build the head with); (None, {}) otherwise."""
+    config_file, config = read_hub_config(checkpoint_file)
+    head = getattr(model, 'head', None) or getattr(model, 'decode_head', None)
+    if config is None or head is None:
+        return None, {}
+    ours, theirs = trunk_widths(head), hub_trunk_widths(config)
+    return (config_file, theirs) if ours is not None and theirs is not None and ours != theirs else (None, {})
+
+
+def check_model_fits_hub_config(model: nn.Module, checkpoint_file: str) -> None:
+    """Raises :class:`HubConfigMismatchError` when ``checkpoint_file`` lies in a Hub snapshot whose
+    ``config.json`` does not fit ``model``; does nothing for other files."""
+    config_file, config = read_hub_config(checkpoint_file)
+    if config is None:
+        return
     problems = compare_with_hub_config(model, config)
     if problems:
         raise HubConfigMismatchError(

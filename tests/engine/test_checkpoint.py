@@ -439,8 +439,8 @@ def test_a_bad_last_checkpoint_record_falls_back_to_the_newest_checkpoint(tmp_pa
     newest = osp.join(work_dir, 'iter_4.pth')
     assert find_resume_checkpoint(work_dir) == newest
     problem += ', which does not exist' if record else ''
-    assert logged == [f'{osp.join(work_dir, "last_checkpoint")} {problem}; resuming from the newest checkpoint in the '
-                      f'work dir instead: {newest}']
+    assert logged == [f'{osp.join(work_dir, "last_checkpoint")} {problem}; resuming from the newest complete '
+                      f'checkpoint in the work dir instead: {newest}']
 
 
 @pytest.mark.parametrize('record, problem', [('', 'is empty'), ('gone/iter_8.pth', 'names gone/iter_8.pth')])
@@ -466,7 +466,7 @@ def test_resume_with_an_empty_record_continues_from_the_newest_checkpoint(tmp_pa
     runner.train()
     log = next(work.glob('*/*.log'), None)
     logs = ''.join(p.read_text() for p in work.glob('*/*.log'))
-    assert log is not None and 'last_checkpoint is empty; resuming from the newest checkpoint' in logs
+    assert log is not None and 'last_checkpoint is empty; resuming from the newest complete checkpoint' in logs
     assert 'resumed epoch: 0, iter: 3' in logs and runner.iter == 4
 
 

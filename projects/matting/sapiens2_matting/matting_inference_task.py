@@ -18,8 +18,8 @@ class MattingInferenceTask(DenseInferenceTask):
     ``<stem>_cutout.png`` (RGBA), ``<stem>_alpha.png`` (grey); [image | alpha | cut-out over a checkerboard]."""
     name, head_types = 'matting', ('MattingHead', )
 
-    def decode(self, dense, extras) -> dict:
-        foreground, alpha = split_prediction(dense.clamp(0, 1))
+    def decode(self, sample) -> dict:
+        foreground, alpha = split_prediction(sample.pred_dense.data.float().clamp(0, 1))
         return dict(alpha=alpha[0].cpu().numpy(), foreground=foreground.permute(1, 2, 0).cpu().numpy())
 
     def visualize(self, image, result, context=None) -> np.ndarray:

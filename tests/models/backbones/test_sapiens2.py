@@ -138,14 +138,33 @@ def test_final_norm_only_after_last_block():
 
 
 def test_tokenizer_reduces_grid_and_chunks_windows():
-    model = tiny(out_type='featmap', use_tokenizer=True, img_size=(128, 64))
-    x = torch.randn(1, 3, 128, 64)
+    model = tiny(out_type='featmap', use_tokenizer=True, img_size=(256, 128))
+    x = torch.randn(2, 3, 256, 128)
     with torch.no_grad():
+        model.tokenizer.chunk_size = 1024  # 2 x 4 x 2 windows in one chunk
         full = model(x)[0]
-        model.tokenizer.chunk_size = 3  # 8 windows -> several chunks, same result
+        model.tokenizer.chunk_size = 1  # one window row (band) per chunk: 4 chunks, same result
         chunked = model(x)[0]
-    assert full.shape == (1, 64, 2, 1)
-    torch.testing.assert_close(full, chunked)
+    assert full.shape == (2, 64, 4, 2)
+    torch.testing.assert_close(full, chunked, rtol=1e-5, atol=1e-5)
+
+
+def test_tokenizer_equals_tokenizing_the_whole_patch_grid():
+    """Band-wise patch embedding and windowing give the tokens of embedding the whole image and windowing it."""
+    model = tiny(out_type='featmap', use_tokenizer=True, img_size=(256, 128)).eval()
+    tokenizer, x = model.tokenizer, torch.randn(1, 3, 256, 128)
+    with torch.no_grad():
+        tokenizer.chunk_size = 1
+        banded, grid = tokenizer(x, model.patch_embed)
+        patches, (height, width) = model.patch_embed(x)
+        w, channels = tokenizer.window_size, patches.shape[-1]
+        windows = patches.view(height // w, w, width // w, w, channels).permute(0, 2, 1, 3, 4).reshape(-1, w * w,
+                                                                                                        channels)
+        windows = torch.cat((tokenizer.w_cls.expand(len(windows), -1, -1), windows), 1) + tokenizer.local_pos_embed
+        for block in tokenizer.blocks:
+            windows = block(windows)
+    assert grid == (4, 2)
+    torch.testing.assert_close(banded[0], windows[:, 0], rtol=1e-5, atol=1e-5)
 
 
 def test_sparse_encoding_equals_dense_with_all_tokens_kept():
@@ -232,10 +251,36 @@ def test_bad_inputs_at_forward():
     model = tiny(out_type='featmap')
     with pytest.raises(ValueError, match=r'multiples of patch_size'):
         model(torch.randn(1, 3, 70, 48))
-    with pytest.raises(ValueError, match=r'\(B, 3, H, W\)'):
+    with pytest.raises(ValueError, match=r'3 channels are expected in dim 1 of \(N, C, H, W\), got shape \(1, 4, '):
         model(torch.randn(1, 4, 64, 48))
+    with pytest.raises(ValueError, match=r'looks channels-last \(N, H, W, C\): use x.permute\(0, 3, 1, 2\)'):
+        model(torch.randn(1, 64, 48, 3))
+    with pytest.raises(ValueError, match=r'dtype is torch.uint8: the backbone takes float images normalised'):
+        model(torch.zeros(1, 3, 64, 48, dtype=torch.uint8))
+    with pytest.raises(ValueError, match=r'\(N, C, H, W\) batch is expected, got shape \(3, 64, 48\) \(add the batch'):
+        model(torch.randn(3, 64, 48))
     with pytest.raises(ValueError, match='featmap'):
         model(torch.randn(1, 3, 64, 48), keep_indices=torch.tensor([[0, 1]]))
+
+
+def test_fused_qkv_backbone_equals_default():
+    model = tiny(out_type='raw', out_indices=[0, -1])
+    x = torch.randn(2, 3, 64, 48)
+    with torch.no_grad():
+        expected = model(x)
+        model.fuse_qkv = True
+        fused = model(x)
+    for out, ref in zip(fused, expected):
+        torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_ffn_chunking_defaults_to_the_tokenizer_models_only():
+    assert all(b.ffn_chunk_tokens is None for b in tiny().blocks)
+    model = tiny(use_tokenizer=True, img_size=(128, 64))
+    assert {b.ffn_chunk_tokens for b in [*model.blocks, *model.tokenizer.blocks]} == {512}
+    assert all(b.ffn_chunk_tokens is None for b in tiny(use_tokenizer=True, img_size=(128, 64),
+                                                         ffn_chunk_tokens=0).blocks)
+    assert all(b.ffn_chunk_tokens == 64 for b in tiny(ffn_chunk_tokens=64).blocks)
 
 
 def _nano(init_cfg=None) -> Sapiens2:

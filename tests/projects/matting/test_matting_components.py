@@ -126,3 +126,10 @@ def test_the_matting_alias_finds_the_packaged_1b_config(tmp_path, monkeypatch):
     entry = model_zoo.get_entry('matting-1b')
     assert entry.repo == 'facebook/sapiens2-matting-1b'
     assert model_zoo.find_local_checkpoint(entry) == str(tmp_path / 'sapiens2_1b_matting.safetensors')
+
+
+def test_inference_drops_the_ground_truth_transforms_of_the_test_pipeline():
+    from sapiens2.apis.pipeline import inference_pipeline
+    from sapiens2.engine.launch import load_config
+    kept = [type(t).__name__ for t in inference_pipeline(load_config(NANO)).transforms]
+    assert kept == ['LoadImageFromNDArray', 'Letterbox', 'PackDenseInputs']

@@ -87,7 +87,7 @@ def test_loading_errors_name_the_file_and_the_fix(tmp_path):
     with pytest.raises(ValueError, match='float32 pixels.*8- or 16-bit'):
         LoadMattingAnnotations()(results_for(root))
     tif.write_bytes(b'not an image')
-    with pytest.raises(FileNotFoundError, match='alpha matte'):
+    with pytest.raises(OSError, match='cannot read image .*a.tif: the file is empty, truncated, damaged'):
         LoadMattingAnnotations()(results_for(root))
 
 

@@ -13,7 +13,7 @@ def with_alpha(sample, alpha):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(2400)  # 500 iterations: about 10 minutes on a busy 2-core machine
+@pytest.mark.timeout(2400)  # 500 iterations: about 7 minutes on a shared 2-core machine
 def test_tiny_matting_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
     trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'matting/sad_unknown',
                                       timeout=1800)

@@ -4,6 +4,7 @@ mismatched keys). Skipped without transformers, except when the environment vari
 transformers is a failure."""
 import importlib
 import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -68,3 +69,40 @@ def test_alpha_and_foreground_match_transformers(tmp_path):
     assert alpha.std() > 0.01 and foreground.std() > 0.01
     torch.testing.assert_close(alpha, expected.alphas, atol=1e-5, rtol=1e-4)
     torch.testing.assert_close(foreground, expected.foregrounds, atol=1e-5, rtol=1e-4)
+
+
+def test_the_matting_model_exports_to_and_imports_from_transformers(tmp_path):
+    """``sapiens2_matting`` registers MattingHead with sapiens2.interop: the nano config exports to a
+    ``Sapiens2ForImageMatting`` folder (sigmoid outputs equal) and loads back with the same weights."""
+    import_transformers()
+    from sapiens2.interop.transformers import (
+        build_model,
+        describe_model,
+        load_model_from_transformers,
+        load_transformers_model,
+        model_to_transformers,
+    )
+    nano = str(Path(__file__).resolve().parents[3] / 'projects' / 'matting' / 'configs' /
+               'sapiens2_nano_matting_synthhumans-128x96.py')
+    ours = build_model(nano, device='cpu', cfg_options={'model.backbone.pos_embed_rope_dtype': 'fp32'})
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for p in ours.parameters():
+            p.add_(0.05 * torch.randn_like(p))
+    theirs = load_transformers_model(model_to_transformers(ours, str(tmp_path / 'hf')))
+    assert type(theirs).__name__ == 'Sapiens2ForImageMatting'
+    pixels = torch.randn(1, 3, 128, 96)
+    with torch.no_grad():
+        logits = ours(pixels, mode='tensor')
+        expected = theirs(pixel_values=pixels)
+    assert logits.shape == (1, 4, 64, 48)
+    torch.testing.assert_close(expected.foregrounds, logits[:, :3].sigmoid(), atol=1e-5, rtol=1e-4)
+    torch.testing.assert_close(expected.alphas, logits[:, 3:].sigmoid(), atol=1e-5, rtol=1e-4)
+    back = load_model_from_transformers(str(tmp_path / 'hf'), nano)
+    for key, value in ours.state_dict().items():
+        torch.testing.assert_close(back.state_dict()[key], value, atol=0, rtol=0, msg=key)
+    hf_class, fields = describe_model(build_model(nano.replace('nano_matting_synthhumans-128x96',
+                                                               '1b_matting_humans-1024x768')))
+    assert hf_class == 'Sapiens2ForImageMatting' and fields['num_labels'] == 4
+    assert fields['head_config']['upsample_out_channels'] == [768, 512, 256, 128]
+    assert fields['head_config']['conv_out_channels'] == [64, 32, 16]

@@ -14,6 +14,9 @@ class FormatMattingTarget(BaseTransform):
     the losses and the metric leave out.
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, with_composition: bool = True) -> None:
         self.with_composition = with_composition
 

@@ -34,6 +34,9 @@ class GenerateTrimap(BaseTransform):
         keep_existing: Keep a trimap the dataset provides (``trimap/`` folder) instead of deriving one.
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, radius: Union[int, Sequence[int]] = 5, keep_existing: bool = True) -> None:
         low, high = (radius, radius) if isinstance(radius, int) else tuple(radius)
         if not 0 <= low <= high:

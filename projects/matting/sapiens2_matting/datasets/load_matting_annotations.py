@@ -5,6 +5,7 @@ import cv2
 import numpy as np
 from mmcv.transforms import BaseTransform
 
+from sapiens2.datasets.image_files import read_image_file
 from sapiens2.datasets.transforms.dense_loading import check_same_size
 from sapiens2.registry import TRANSFORMS
 
@@ -16,9 +17,7 @@ PREMULTIPLIED_TOLERANCE, PREMULTIPLIED_MAX_VIOLATIONS = 4 / 255, 0.01
 
 def read_unit_image(path: str, what: str) -> np.ndarray:
     """An 8- or 16-bit image as float32 in [0, 1], channels as stored (BGR for colour)."""
-    image = cv2.imread(path, cv2.IMREAD_UNCHANGED)
-    if image is None:
-        raise FileNotFoundError(f'Cannot read {what} {path!r}; the file is missing or not an image.')
+    image = read_image_file(path, cv2.IMREAD_UNCHANGED, what)
     if image.dtype not in BIT_DEPTHS:
         raise ValueError(f'{what} {path!r} has {image.dtype} pixels; save it as an 8- or 16-bit PNG.')
     return image.astype(np.float32) / BIT_DEPTHS[image.dtype]
@@ -47,9 +46,7 @@ def read_colour(path: str, what: str) -> np.ndarray:
 
 def read_trimap(path: str) -> np.ndarray:
     """An (H, W) uint8 trimap: 0 background, 255 foreground, 128 unknown (any other stored value)."""
-    trimap = cv2.imread(path, cv2.IMREAD_UNCHANGED)
-    if trimap is None:
-        raise FileNotFoundError(f'Cannot read trimap {path!r}; the file is missing or not an image.')
+    trimap = read_image_file(path, cv2.IMREAD_UNCHANGED, 'trimap')
     if trimap.dtype != np.uint8 or trimap.ndim != 2:
         raise ValueError(f'trimap {path!r} must be an 8-bit greyscale image (0 background, 128 unknown, '
                          f'255 foreground), got {trimap.dtype} with shape {trimap.shape}.')
@@ -66,6 +63,9 @@ class LoadMattingAnnotations(BaseTransform):
     Every map must have the image's size; a foreground stored as plain colour is multiplied by alpha, and one
     declared pre-multiplied that exceeds alpha is refused.
     """
+
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
 
     def transform(self, results: dict) -> Optional[dict]:
         results['gt_alpha'] = read_alpha(results['alpha_path'])

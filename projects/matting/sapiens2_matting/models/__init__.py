@@ -6,8 +6,9 @@ from .matting_losses import (
                              MattingForegroundL1Loss,
                              MattingLaplacianLoss,
 )
+from .matting_transformers import MATTING_CONVERTER
 
 __all__ = [
     'MattingAlphaGradientLoss', 'MattingAlphaL1Loss', 'MattingCompositionLoss', 'MattingForegroundL1Loss',
-    'MattingHead', 'MattingLaplacianLoss'
+    'MattingHead', 'MattingLaplacianLoss', 'MATTING_CONVERTER'
 ]
