@@ -47,7 +47,22 @@ TRAIN_CONFIG = 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
 TRAIN_METRIC = 'mIoU'
 METRIC_LINE = re.compile(r'Iter\(test\) \[[^\]]*\]\s+(.*)')
 ECHOED_LINE = re.compile(r'Iter\(train\) \[\s*(\d+)/(\d+)\].*?\sloss: ([\d.]+)')
-RETRAIN = 'python tools/misc/train_demo_models.py --tasks {task} --out {out}'
+SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')
+
+
+def retrain_command(task: str, models_dir: str) -> str:
+    """How to get a demo model back: tools/misc/train_demo_models.py writes anywhere but the shipped folder."""
+    if osp.realpath(models_dir) != osp.realpath(SHIPPED_DIR):
+        return f'python tools/misc/train_demo_models.py --tasks {task} --out {shown(models_dir)}'
+    return (f'git checkout -- {shown(SHIPPED_DIR)}, or python tools/misc/train_demo_models.py --tasks {task} --out '
+            f'work_dirs/demo_models and copy its files into {shown(SHIPPED_DIR)}')
+
+
+def evaluation_command(models_dir: str) -> str:
+    """The evaluation-only command that recomputes the cards' metrics."""
+    if osp.realpath(models_dir) == osp.realpath(SHIPPED_DIR):
+        return 'python tools/misc/train_demo_models.py --shipped --out work_dirs/demo_models_eval'
+    return f'python tools/misc/train_demo_models.py --skip-train --out {shown(models_dir)}'
 
 
 def shown(path: str) -> str:
@@ -91,8 +106,8 @@ def load_shipped_models(models_dir: str) -> Tuple[Dict[str, dict], List[str], Li
     listing = osp.join(models_dir, 'results.json')
     if not osp.isfile(listing):
         raise SystemExit(f'no demo models in {shown(models_dir)}: {shown(listing)} is missing. They ship with the '
-                         f'repository (sapiens2/demo_models); re-train them all with: '
-                         f'python tools/misc/train_demo_models.py --out {shown(models_dir)}')
+                         f'repository ({shown(SHIPPED_DIR)}); to get them back: '
+                         + retrain_command('<tasks>', models_dir).replace('--tasks <tasks> ', ''))
     with open(listing) as f:
         listed = {card['task']: card for card in json.load(f)}
     models, notices, errors = {}, [], []
@@ -104,8 +119,8 @@ def load_shipped_models(models_dir: str) -> Tuple[Dict[str, dict], List[str], Li
         checkpoint = osp.join(models_dir, f'{card["name"]}.safetensors')
         missing = [p for p in (checkpoint, osp.join(REPO, card['config'])) if not osp.isfile(p)]
         if missing:
-            errors.append(f'{task}: {", ".join(shown(p) for p in missing)} missing; re-train it with: '
-                          + RETRAIN.format(task=task, out=shown(models_dir)))
+            errors.append(f'{task}: {", ".join(shown(p) for p in missing)} missing; to get it back: '
+                          + retrain_command(task, models_dir))
             continue
         models[task] = dict(card, checkpoint=checkpoint)
     if not models:
@@ -122,8 +137,7 @@ def config_mismatch(model: dict, models_dir: str) -> Optional[str]:
     if embedded is None or embedded == committed:
         return None
     return (f'{model["task"]}: {shown(model["checkpoint"])} was trained with another version of {model["config"]}; '
-            'results may differ from its card; re-train it with: '
-            + RETRAIN.format(task=model['task'], out=shown(models_dir)))
+            'results may differ from its card; re-train it: ' + retrain_command(model['task'], models_dir))
 
 
 # ----------------------------------------------------------------------------------------------------- data
@@ -231,9 +245,17 @@ def metrics_table(models: Dict[str, dict]) -> List[List[str]]:
         card = models[task]
         name = card['headline']
         values = [card['metrics'][which].get(name) for which in ('trained', 'untrained', 'constant')]
-        op, target = card['target']
-        rows.append([task, name] + ['-' if v is None else f'{v:.4g}' for v in values] + [f'{op} {target:g}'])
+        rows.append([task, name] + ['-' if v is None else f'{v:.4g}' for v in values] + [target_text(card)])
     return rows
+
+
+def target_text(card: dict) -> str:
+    """``>= 60``, or for a target set against a baseline (matting: ``< hard_mask``) the baseline's value too."""
+    op, target = card['target']
+    if isinstance(target, str):
+        value = card['metrics'].get(target, {}).get(card['headline'])
+        return f'{op} {target.replace("_", " ")}' + ('' if value is None else f' ({value:.4g})')
+    return f'{op} {target:g}'
 
 
 def text_table(rows: List[List[str]]) -> str:
@@ -415,7 +437,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             f.write(markdown_table(rows))
         card = next(iter(models.values()))
         print(f'    ({card["data"]["num_val"]} validation images of SynthHumans at {card["data"]["size"]}; '
-              'recompute: python tools/misc/train_demo_models.py --skip-train --out <models dir>)')
+              f'recompute them: {evaluation_command(models_dir)})')
     trained = None
     if not args.skip_train:
         with clock.stage('training', f'tools/train.py {TRAIN_CONFIG} from scratch, {args.train_iters} iterations'):
