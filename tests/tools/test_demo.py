@@ -84,12 +84,13 @@ def test_metrics_table_lists_the_headline_metric_beside_the_baselines():
     assert demo.metrics_table({'matting': matting})[1][-1] == '< hard mask (12.35)'
 
 
-def test_the_shipped_folder_is_restored_by_git_or_retrained_elsewhere():
+def test_the_shipped_folder_is_restored_by_git_or_retrained_elsewhere(tmp_path):
     assert demo.retrain_command('seg', demo.SHIPPED_DIR) == (
         'git checkout -- sapiens2/demo_models, or python tools/misc/train_demo_models.py --tasks seg --out '
         'work_dirs/demo_models and copy its files into sapiens2/demo_models')
     assert demo.evaluation_command(demo.SHIPPED_DIR).endswith('--shipped --out work_dirs/demo_models_eval')
-    assert demo.evaluation_command('/tmp/m') == 'python tools/misc/train_demo_models.py --skip-train --out /tmp/m'
+    command = demo.evaluation_command(str(tmp_path))
+    assert command == f'python tools/misc/train_demo_models.py --skip-train --out {tmp_path}'
 
 
 def test_test_metrics_are_parsed_from_the_last_test_line():
