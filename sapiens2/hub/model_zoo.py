@@ -8,12 +8,13 @@ The table is data, read from JSON files, so a project adds its models without co
 * the files listed in ``$SAPIENS2_MODEL_ZOO`` (separated by ``os.pathsep``): your own table, whose rows replace
   the packaged fields of the same alias.
 
-A file is ``{"models": [row, ...]}``. A row has ``alias``, ``repo`` (Hub repository id), ``files`` (candidate
-checkpoint file names, tried in order), and optionally ``config`` (the model config: ``sapiens2::<folder>/<file>.py``
-or a path; rows without one are checkpoints only, e.g. pretrained backbones), ``revision`` (a pinned branch, tag or
-commit), ``local`` (file name patterns looked up under ``$SAPIENS2_CHECKPOINT_ROOT``), ``task``, ``size`` and
-``sizes``: a row with ``sizes`` stands for one row per size, with ``{size}``
-replaced in its strings. Packaged rows with the same alias are merged field by field (a project can add the
+A file is ``{"models": [row, ...]}``. A row has ``alias``, ``repo`` (Hub repository id), ``files`` (candidate checkpoint
+file names, tried in order) or ``packaged`` (a checkpoint file shipped inside the sapiens2 package, relative to its
+folder, e.g. ``demo_models/<name>.safetensors``: no download, no repository), and optionally ``config`` (the model
+config: ``sapiens2::<folder>/<file>.py`` or a path; rows without one are checkpoints only, e.g. pretrained backbones),
+``revision`` (a pinned branch, tag or commit), ``local`` (file name patterns looked up under
+``$SAPIENS2_CHECKPOINT_ROOT``), ``task``, ``size`` and ``sizes``: a row with ``sizes`` stands for one row per size, with
+``{size}`` replaced in its strings. Packaged rows with the same alias are merged field by field (a project can add the
 ``config`` of a released repository); two files giving one field different values is an error.
 
 For inference, :func:`resolve_model` maps an alias to its config and its checkpoint name; the checkpoint loader
@@ -31,7 +32,8 @@ ENV_TABLES = 'SAPIENS2_MODEL_ZOO'
 TABLE_FILE = 'model_zoo.json'
 CHECKPOINT_SUFFIXES = ('.safetensors', '.pth', '.bin')
 _LIST_FIELDS = ('files', 'local')
-_KNOWN_FIELDS = ('alias', 'repo', 'files', 'config', 'revision', 'local', 'task', 'size', 'sizes')
+_KNOWN_FIELDS = ('alias', 'repo', 'files', 'packaged', 'config', 'revision', 'local', 'task', 'size', 'sizes')
+PACKAGE_DIR = osp.dirname(osp.dirname(osp.abspath(__file__)))
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,18 @@ class ModelZooEntry:
     local: Tuple[str, ...] = ()
     task: Optional[str] = None
     size: Optional[str] = None
+    packaged: Optional[str] = None
     sources: Tuple[str, ...] = field(default=(), compare=False)
 
     def uri(self) -> str:
-        """The ``hf://`` reference of the repository (with the pinned revision, if any)."""
+        """The ``hf://`` reference of the repository (with the pinned revision, if any), or the packaged file."""
+        if self.packaged:
+            return self.packaged_path()
         return f'hf://{self.repo}' + (f'@{self.revision}' if self.revision else '')
+
+    def packaged_path(self) -> Optional[str]:
+        """The absolute path of the checkpoint shipped in the package, or None for a Hub model."""
+        return osp.join(PACKAGE_DIR, self.packaged) if self.packaged else None
 
     def local_patterns(self) -> Tuple[str, ...]:
         """File name patterns of this model under the checkpoint root: ``local``, else ``<stem of each file>*``."""
@@ -120,7 +129,12 @@ def _merge(merged: Dict[str, dict], origins: Dict[str, Dict[str, str]], row: dic
 
 
 def _entry(row: dict, sources: Tuple[str, ...]) -> ModelZooEntry:
-    missing = [key for key in ('repo', 'files') if not row.get(key)]
+    if row.get('packaged'):
+        if row.get('repo'):
+            raise ValueError(f'model zoo alias {row["alias"]!r} has both a packaged file and a repository (defined in '
+                             f'{", ".join(sources)}); keep one')
+        row = dict(row, repo='', files=row.get('files') or [osp.basename(row['packaged'])])
+    missing = [key for key in ('repo', 'files') if not row.get(key) and not (key == 'repo' and row.get('packaged'))]
     if missing:
         raise ValueError(f'model zoo alias {row["alias"]!r} has no {" or ".join(missing)} (defined in '
                          f'{", ".join(sources)})')

@@ -3,6 +3,7 @@
 Registered as schemes of the checkpoint loader (:func:`sapiens2.engine.checkpoint.register_checkpoint_scheme`) by
 ``import sapiens2``, so every place that takes a checkpoint accepts them. An existing local file always wins.
 """
+import os.path as osp
 from typing import Optional
 
 from mmengine.logging import print_log
@@ -30,13 +31,22 @@ def resolve_hub_uri(uri: str, cache_dir: Optional[str] = None, local_files_only:
 
 
 def resolve_alias(name: str, cache_dir: Optional[str] = None, local_files_only: Optional[bool] = None) -> str:
-    """The local file of a model alias: a matching file under the checkpoint root, else the Hub download.
+    """The local file of a model alias: the file shipped in the package (``packaged`` rows), else a matching file
+    under the checkpoint root, else the Hub download.
 
     A name that is no alias is returned as it is (the loader then reports the missing file).
     """
     entry = get_entry(name)
     if entry is None:
         return name
+    if entry.packaged:
+        path = entry.packaged_path()
+        if not osp.isfile(path):
+            raise FileNotFoundError(
+                f'Model alias {name} (defined in {", ".join(entry.sources)}) names the packaged file {path}, which '
+                'is missing: reinstall sapiens2, or re-create the demo models with '
+                'tools/misc/train_demo_models.py and copy them there')
+        return path
     local = find_local_checkpoint(entry)
     if local is not None:
         print_log(f'{name}: using {local} (found under the checkpoint root, not downloaded)', logger='current')

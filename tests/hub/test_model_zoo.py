@@ -25,7 +25,7 @@ def write_table(path, rows) -> str:
 
 def test_every_released_repository_has_an_alias_and_every_config_exists():
     zoo = model_zoo.model_zoo()
-    assert sorted({e.repo for e in zoo.values()}) == sorted(RELEASED)
+    assert sorted({e.repo for e in zoo.values() if not e.packaged}) == sorted(RELEASED)
     for alias in ('pose-1b', 'seg-0.4b', 'normal-5b', 'pointmap-1b', 'pretrain-0.1b', 'pretrain-1b-4k', 'matting-1b',
                   'pose-bbox-detector'):
         assert alias in zoo
@@ -35,8 +35,8 @@ def test_every_released_repository_has_an_alias_and_every_config_exists():
     pose = zoo['pose-1b']
     assert pose.files == ('sapiens2_1b_pose.safetensors', 'model.safetensors') and pose.task == 'pose'
     assert zoo['pretrain-1b-4k'].files[0] == 'sapiens2_1b_4k_pretrain.safetensors'
-    assert model_zoo.tasks() == ['matting', 'normal', 'pointmap', 'pose', 'seg']
-    assert model_zoo.sizes() == ['0.4b', '0.8b', '1b', '5b']
+    assert model_zoo.tasks() == ['albedo', 'matting', 'normal', 'pointmap', 'pose', 'seg']
+    assert model_zoo.sizes() == ['0.4b', '0.8b', '1b', '5b', 'tiny']  # tiny: the demo models in the package
 
 
 def test_a_project_adds_the_config_of_a_released_repository(tmp_path, monkeypatch):
@@ -70,6 +70,26 @@ def test_user_tables_override_and_template_rows_expand(tmp_path, monkeypatch):
         model_zoo.model_zoo()
     write_table(tmp_path / 'mine.json', [{'alias': 'x', 'repo': 'a/b'}])
     with pytest.raises(ValueError, match="alias 'x' has no files"):
+        model_zoo.model_zoo()
+
+
+def test_a_packaged_row_resolves_to_the_file_in_the_package(tmp_path, monkeypatch):
+    table = write_table(tmp_path / 'mine.json', [
+        {'alias': 'mine-tiny', 'packaged': 'demo_models/mine.safetensors', 'task': 'pose', 'size': 'tiny'},
+        {'alias': 'gone-tiny', 'packaged': 'demo_models/gone.safetensors'}])
+    monkeypatch.setenv('SAPIENS2_MODEL_ZOO', table)
+    package = tmp_path / 'package'
+    (package / 'demo_models').mkdir(parents=True)
+    (package / 'demo_models' / 'mine.safetensors').write_bytes(b'')
+    monkeypatch.setattr(model_zoo, 'PACKAGE_DIR', str(package))
+    entry = model_zoo.get_entry('mine-tiny')
+    assert (entry.repo, entry.files) == ('', ('mine.safetensors', ))
+    assert entry.uri() == str(package / 'demo_models' / 'mine.safetensors')
+    assert resolve_alias('mine-tiny', local_files_only=True) == entry.uri()
+    with pytest.raises(FileNotFoundError, match=r'gone-tiny .* names the packaged file .*gone.safetensors'):
+        resolve_alias('gone-tiny')
+    write_table(tmp_path / 'mine.json', [{'alias': 'both', 'packaged': 'demo_models/x.safetensors', 'repo': 'a/b'}])
+    with pytest.raises(ValueError, match="alias 'both' has both a packaged file and a repository"):
         model_zoo.model_zoo()
 
 

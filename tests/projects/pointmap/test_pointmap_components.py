@@ -186,6 +186,20 @@ def test_metric_known_offset():
     assert results['normal_mean_angle'] < 0.5
 
 
+@pytest.mark.parametrize('depth_factor, abs_rel, delta_1', [(1.1, 0.1, 100.0), (0.7, 0.3, 0.0)])
+def test_metric_depth_abs_rel_and_delta(depth_factor, abs_rel, delta_1):
+    gt, _ = _plane(h=8, w=8)
+    sample = DenseDataSample()
+    sample.gt_dense = PixelData(data=gt[0], mask=torch.ones(1, 8, 8, dtype=torch.bool))
+    sample.pred_dense = PixelData(data=gt[0] * torch.tensor([1.0, 1.0, depth_factor]).view(3, 1, 1))
+    metric = PointmapMetric()
+    metric.process({}, [sample.to_dict()])
+    results = metric.compute_metrics(metric.results)
+    assert results['abs_rel'] == pytest.approx(abs_rel, rel=1e-5)
+    assert results['abs_rel_scaled'] == pytest.approx(0.0, abs=1e-6)  # a global depth scale is undone
+    assert results['delta_1'] == delta_1
+
+
 def test_visualization_hook_renders_depth():
     from sapiens2_pointmap import PointmapVisualizationHook
     gt, _ = _plane(h=8, w=6)
