@@ -3,10 +3,12 @@
 Usage: python benchmarks/pose_decode.py [--instances 8] [--repeats 5] [--keypoints 308] [--threads 1]
 
 Heatmaps are 256x192 (the 1024x768 models' output): a sigma-6 Gaussian per keypoint at a random sub-pixel spot
-with random amplitude, plus low noise. Prints the median time per instance of each decoder, the speed-up and the
-largest coordinate difference.
+with random amplitude, plus low noise. Prints the median time per instance of each decoder, the speed-up, the
+largest coordinate difference, and the time of one plain read of the heatmaps (``sum``): the fast decode reads them
+once, so mmpose's time over that read is the ceiling of any speed-up on this machine.
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -32,14 +34,10 @@ def synthetic_heatmaps(instances: int, keypoints: int, seed: int = 0) -> np.ndar
     return (heatmaps + rng.normal(0, 0.01, heatmaps.shape).astype(np.float32)).astype(np.float32)
 
 
-def median_ms(fn, repeats: int) -> float:
+def timed_ms(fn) -> float:
+    start = time.perf_counter()
     fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return (time.perf_counter() - start) * 1e3
 
 
 def main() -> int:
@@ -57,18 +55,31 @@ def main() -> int:
     reference, fast = UDPHeatmap(**kwargs), FastUDPHeatmap(**kwargs)
     heatmaps = synthetic_heatmaps(args.instances, args.keypoints)
     batch = torch.from_numpy(heatmaps)
-
-    ref_ms = median_ms(lambda: [reference.decode(h) for h in heatmaps], args.repeats) / args.instances
-    fast_ms = median_ms(lambda: fast.batch_decode(batch), args.repeats) / args.instances
+    runs = dict(mmpose=lambda: [reference.decode(h) for h in heatmaps], fast=lambda: fast.batch_decode(batch),
+                read=lambda: batch.sum())
+    for fn in runs.values():
+        fn()
+    times = {name: [] for name in runs}
+    for _ in range(args.repeats):  # interleaved, so that load changes hit every decoder alike
+        for name, fn in runs.items():
+            times[name].append(timed_ms(fn) / args.instances)
     ref_kpts = np.concatenate([reference.decode(h)[0] for h in heatmaps])
     fast_kpts = np.concatenate(fast.batch_decode(batch)[0])
     diff = float(np.abs(ref_kpts - fast_kpts).max())
+    med = {name: statistics.median(t) for name, t in times.items()}
+    speedup = statistics.median([r / f for r, f in zip(times['mmpose'], times['fast'])])
+    ceiling = statistics.median([r / b for r, b in zip(times['mmpose'], times['read'])])
+    mb = heatmaps[0].nbytes / 2**20
 
     print(f'{args.instances} instances x {args.keypoints} keypoints, heatmaps {HEATMAP_SIZE[1]}x{HEATMAP_SIZE[0]}, '
-          f'{args.threads} thread(s), median of {args.repeats}')
-    print(f'  mmpose UDPHeatmap.decode:     {ref_ms:8.2f} ms / instance')
-    print(f'  FastUDPHeatmap.batch_decode:  {fast_ms:8.2f} ms / instance')
-    print(f'  speed-up: {ref_ms / fast_ms:.1f}x   max |coordinate difference|: {diff:.2e} px')
+          f'{args.threads} thread(s), median of {args.repeats} interleaved repeats, load average '
+          f'{os.getloadavg()[0]:.1f}')
+    print(f'  mmpose UDPHeatmap.decode:     {med["mmpose"]:8.2f} ms / instance')
+    print(f'  FastUDPHeatmap.batch_decode:  {med["fast"]:8.2f} ms / instance')
+    print(f'  one read of the heatmaps:     {med["read"]:8.2f} ms / instance ({mb:.0f} MiB, '
+          f'{mb / med["read"] * 1e3 / 1024:.1f} GiB/s; a decode cannot be faster)')
+    print(f'  speed-up: {speedup:.1f}x (ceiling at this memory bandwidth: {ceiling:.1f}x)   '
+          f'max |coordinate difference|: {diff:.2e} px')
     return 0
 
 

@@ -5,12 +5,12 @@ its modules (see :mod:`sapiens2.registry` for which registry holds what). The ba
 engine need torch and MMEngine alone; data pipelines, pose, segmentation and inference register where mmcv, mmpose
 and mmseg are installed.
 """
-from .version import __version__
 from .adaptations import apply_adaptations
+from .version import __version__
 
 apply_adaptations()
 
-from . import engine, evaluation, models, structures  # noqa: E402,F401  (registration)
+from . import engine, evaluation, hub, models, structures  # noqa: E402,F401  (registration)
 from .utils.optional import is_installed  # noqa: E402
 
 if is_installed('mmcv'):

@@ -8,11 +8,15 @@ not work, because patching code it was not written for could do worse than not p
 ``python -c "import sapiens2.adaptations as a; print(a.describe())"`` lists them and whether each is applied.
 """
 import importlib
+import importlib.abc
 import importlib.metadata
 import importlib.util
 import os.path as osp
+import re
+import sys
 import warnings
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Callable, Dict, List, Optional, Tuple
 
 
@@ -35,7 +39,15 @@ class Adaptation:
     apply: Callable[[], None]
 
 
+# Distributions whose import name differs from the distribution name.
+_MODULES = {'mmsegmentation': 'mmseg'}
+
+
 def _installed_version(package: str) -> Optional[str]:
+    """The version of an installed, importable distribution, else None."""
+    from sapiens2.utils.optional import is_installed
+    if not is_installed(_MODULES.get(package, package)):
+        return None
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -46,7 +58,69 @@ def _version_matches(version: str, patterns: Tuple[str, ...]) -> bool:
     return any(version.startswith(p[:-1]) if p.endswith('*') else version == p for p in patterns)
 
 
+# --- applying a change when a module is first imported ---------------------------------------------------------
+
+class _PatchingLoader(importlib.abc.Loader):
+    """Runs a module's own loader, then the patches waiting for that module."""
+
+    def __init__(self, loader: importlib.abc.Loader, patches: List[Callable[[ModuleType], None]]) -> None:
+        self._loader = loader
+        self._patches = patches
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._loader.exec_module(module)
+        for patch in self._patches:
+            patch(module)
+
+    def __getattr__(self, name: str):
+        return getattr(self._loader, name)
+
+
+class _PatchOnImport(importlib.abc.MetaPathFinder):
+    """Finder that attaches waiting patches to the loader of the modules they are for, then steps aside."""
+
+    def __init__(self) -> None:
+        self.pending: Dict[str, List[Callable[[ModuleType], None]]] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.pending:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, 'find_spec'):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _PatchingLoader(spec.loader, self.pending.pop(fullname))
+                return spec
+        return None
+
+
+_ON_IMPORT = _PatchOnImport()
+
+
+def _patch_module(name: str, patch: Callable[[ModuleType], None]) -> None:
+    """Apply ``patch`` to module ``name`` now if it is imported, else right after its first import (so that
+    ``import sapiens2`` never imports a library only to patch it)."""
+    if name in sys.modules:
+        patch(sys.modules[name])
+        return
+    _ON_IMPORT.pending.setdefault(name, []).append(patch)
+    if _ON_IMPORT not in sys.meta_path:
+        sys.meta_path.insert(0, _ON_IMPORT)
+
+
 # --- MMEngine ------------------------------------------------------------------------------------------------------
+
+def _silence_mmengine_pkg_resources_warning() -> None:
+    # MMEngine imports pkg_resources in get_installed_path, and is_installed re-imports it with importlib.reload,
+    # so the warning is attributed to mmengine.utils.package_utils or to importlib.
+    warnings.filterwarnings('ignore', message=re.escape('pkg_resources is deprecated as an API'),
+                            category=UserWarning, module=r'(mmengine\.utils\.package_utils|importlib)$')
+
 
 def _read_checkpoints_with_sapiens2_loader() -> None:
     from mmengine.runner.checkpoint import CheckpointLoader
@@ -54,11 +128,67 @@ def _read_checkpoints_with_sapiens2_loader() -> None:
     from sapiens2.engine.checkpoint import read_checkpoint_file
 
     @CheckpointLoader.register_scheme(prefixes='', force=True)
-    def load_local_checkpoint(filename: str, map_location=None) -> dict:
-        checkpoint = read_checkpoint_file(filename, map_location or 'cpu')
-        if filename.endswith('.safetensors'):
-            checkpoint = {'state_dict': checkpoint}
-        return checkpoint
+    def load_from_local(filename: str, map_location=None) -> dict:
+        return read_checkpoint_file(filename, map_location or 'cpu')
+
+
+def _read_downloads_with_sapiens2_loader() -> None:
+    import mmengine.runner.checkpoint as checkpoint_module
+
+    from sapiens2.engine.checkpoint import download_checkpoint, read_checkpoint_file
+
+    def load_url(url: str, model_dir: Optional[str] = None, map_location=None, progress: bool = True,
+                 check_hash: bool = False, file_name: Optional[str] = None) -> dict:
+        return read_checkpoint_file(download_checkpoint(url, model_dir, progress, check_hash, file_name),
+                                    map_location or 'cpu')
+
+    checkpoint_module.load_url = load_url
+
+
+def _pickle_history_buffers_without_methods() -> None:
+    from mmengine.logging import HistoryBuffer
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != 'statistics_methods'}
+
+    HistoryBuffer.__getstate__ = __getstate__
+
+
+def _flexible_runner_loads_strictly() -> None:
+    from mmengine.runner import FlexibleRunner
+    upstream = FlexibleRunner.load_checkpoint
+
+    def load_checkpoint(self, filename: str, map_location='cpu', strict: Optional[bool] = None,
+                        revise_keys: list = [(r'^module.', '')]):
+        if strict is None:
+            strict = bool(self.cfg.get('load_strict', True))
+        return upstream(self, filename, map_location=map_location, strict=strict, revise_keys=revise_keys)
+
+    FlexibleRunner.load_checkpoint = load_checkpoint
+
+
+def _resume_from_a_valid_record() -> None:
+    import mmengine.runner
+    import mmengine.runner._flexible_runner
+    import mmengine.runner.checkpoint
+    import mmengine.runner.runner
+
+    from sapiens2.engine.checkpoint import find_resume_checkpoint
+    for module in (mmengine.runner, mmengine.runner.checkpoint, mmengine.runner.runner,
+                   mmengine.runner._flexible_runner):
+        module.find_latest_checkpoint = find_resume_checkpoint
+
+
+# --- mmpose, mmseg, mmdet --------------------------------------------------------------------------------------------
+
+def _load_sapiens2_models_strictly(module_name: str) -> Callable[[], None]:
+    """Replaces ``load_checkpoint`` in an OpenMMLab ``apis.inference`` module (``init_model``/``init_detector``)."""
+
+    def patch(module: ModuleType) -> None:
+        from sapiens2.engine.checkpoint import strict_load_checkpoint_for_sapiens2
+        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint)
+
+    return lambda: _patch_module(module_name, patch)
 
 
 def _write_local_files_atomically() -> None:
@@ -66,6 +196,13 @@ def _write_local_files_atomically() -> None:
 
     from sapiens2.engine.atomic_save import AtomicLocalBackend
     register_backend('local', AtomicLocalBackend, force=True, prefixes='')
+
+
+def _write_the_last_checkpoint_record_atomically() -> None:
+    import mmengine.hooks.checkpoint_hook as checkpoint_hook
+
+    from sapiens2.engine.atomic_save import open_writing_atomically
+    checkpoint_hook.open = open_writing_atomically  # its only open(): the write of work_dir/last_checkpoint
 
 
 def _find_editable_packages() -> None:
@@ -101,17 +238,174 @@ def _scope_sapiens2_bases_by_their_default_scope() -> None:
     Config._dict_to_config_dict = staticmethod(_dict_to_config_dict)
 
 
+def _log_the_config_at_debug() -> None:
+    import logging
+
+    from mmengine.runner import FlexibleRunner, Runner
+
+    class ConfigAtDebug(logging.Filter):
+
+        def filter(self, record: logging.LogRecord) -> bool:
+            if record.levelno == logging.INFO and str(record.msg).startswith('Config:\n'):
+                record.levelno, record.levelname = logging.DEBUG, 'DEBUG'
+            return True
+
+    for runner_cls in (Runner, FlexibleRunner):
+
+        def _log_env(self, *args, _upstream=runner_cls._log_env, **kwargs) -> None:
+            demote = ConfigAtDebug()
+            self.logger.addFilter(demote)
+            try:
+                _upstream(self, *args, **kwargs)
+            finally:
+                self.logger.removeFilter(demote)
+            name = osp.basename(self.cfg.filename) if self.cfg.filename else f'{self.timestamp}.py'
+            self.logger.info(f'Config: {osp.join(self.work_dir, name)} (log_level="DEBUG" also logs it here)')
+
+        runner_cls._log_env = _log_env
+
+
+def _explain_rejected_samples() -> None:
+    from mmengine.dataset import BaseDataset
+
+    from sapiens2.engine.rejected_samples import NoValidSampleError, describe_rejection
+    upstream = BaseDataset.__getitem__
+    messages = ('Cannot find valid image after', 'Test time pipline should not get `None`')
+
+    def __getitem__(self, idx: int) -> dict:
+        try:
+            return upstream(self, idx)
+        except Exception as err:
+            if type(err) is not Exception or not str(err).startswith(messages):
+                raise
+            raise NoValidSampleError(describe_rejection(self, idx)) from err
+
+    BaseDataset.__getitem__ = __getitem__
+
+
+# --- mmcv ----------------------------------------------------------------------------------------------------------
+
+def _name_the_file_in_image_loading_errors() -> None:
+
+    def refuse_bombs(io_module: ModuleType) -> None:
+        upstream = io_module.imfrombytes
+
+        def imfrombytes(content: bytes, *args, **kwargs):
+            from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
+            refuse_decompression_bomb(content)
+            return upstream(content, *args, **kwargs)
+
+        io_module.imfrombytes = imfrombytes
+        for name in ('mmcv.image', 'mmcv'):  # re-exports bound before the patch (after it, they bind the patch)
+            if getattr(sys.modules.get(name), 'imfrombytes', None) is upstream:
+                sys.modules[name].imfrombytes = imfrombytes
+
+    def name_the_file(loading: ModuleType) -> None:
+        upstream = loading.LoadImageFromFile.transform
+
+        def transform(self, results: dict):
+            try:
+                return upstream(self, results)
+            except FileNotFoundError as err:
+                raise FileNotFoundError(f"image {results['img_path']} does not exist") from err
+            except Exception as err:
+                detail = ('the file is empty, truncated, damaged or not an image the decoder can read'
+                          if isinstance(err, AssertionError) else str(err))
+                error_type = ValueError if isinstance(err, ValueError) else OSError
+                raise error_type(f"cannot read image {results['img_path']}: {detail}") from err
+
+        loading.LoadImageFromFile.transform = transform
+
+    _patch_module('mmcv.image.io', refuse_bombs)
+    _patch_module('mmcv.transforms.loading', name_the_file)
+
+
+# --- mmpose --------------------------------------------------------------------------------------------------------
+
+def _load_pose_images_with_named_errors() -> None:
+
+    def patch(loading: ModuleType) -> None:
+        from mmcv.transforms import LoadImageFromFile
+        upstream = loading.LoadImage.transform
+
+        def transform(self, results: dict):
+            if 'img' not in results:  # as upstream, without re-wrapping the error as "check the file exists"
+                return LoadImageFromFile.transform(self, results)
+            return upstream(self, results)
+
+        loading.LoadImage.transform = transform
+
+    _patch_module('mmpose.datasets.transforms.loading', patch)
+
+
+def _draw_circles_with_scalar_radius() -> None:
+
+    def patch(module: ModuleType) -> None:
+        import numpy as np
+        upstream = module.OpencvBackendVisualizer.draw_circles
+
+        def draw_circles(self, center, radius, *args, **kwargs):
+            if self.backend == 'opencv' and isinstance(radius, np.ndarray) and radius.size == 1:
+                radius = radius.item()
+            return upstream(self, center, radius, *args, **kwargs)
+
+        module.OpencvBackendVisualizer.draw_circles = draw_circles
+
+    _patch_module('mmpose.visualization.opencv_backend_visualizer', patch)
+
+
+# --- mmseg ---------------------------------------------------------------------------------------------------------
+
+def _silence_mmseg_build_loss_notice() -> None:
+    warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
+                            category=UserWarning, module=r'mmseg\.models\.builder$')
+
+
 ADAPTATIONS: List[Adaptation] = [
+    # First: later adaptations import MMEngine modules that can import pkg_resources.
+    Adaptation(
+        'quiet-pkg-resources', 'mmengine', ('0.10.7', ),
+        "Hides the `pkg_resources is deprecated` UserWarning that MMEngine's get_installed_path and is_installed "
+        'raise on every command (other warnings, and this one from any other module, still show).',
+        _silence_mmengine_pkg_resources_warning),
     Adaptation(
         'checkpoint-loader', 'mmengine', ('0.10.7', ),
-        "MMEngine's local checkpoint scheme reads .safetensors and torch files through sapiens2's one checkpoint "
-        'loader (sapiens2.engine.checkpoint), so load_from, --resume, init_cfg and tools/test.py share its rules.',
+        "MMEngine's local checkpoint scheme reads .safetensors and torch files, Hub references and model "
+        'aliases through sapiens2\'s one checkpoint loader (sapiens2.engine.checkpoint: weights_only=True unless '
+        'trusted, safetensors meta, registered URI schemes), so load_from, --resume, init_cfg and tools/test.py '
+        'share its rules.',
         _read_checkpoints_with_sapiens2_loader),
+    Adaptation(
+        'checkpoint-downloads', 'mmengine', ('0.10.7', ),
+        "Checkpoints MMEngine downloads (http(s)://, open-mmlab://, torchvision://) are read by sapiens2's loader "
+        "instead of torch.hub's weights_only=False load.",
+        _read_downloads_with_sapiens2_loader),
+    Adaptation(
+        'history-buffer-pickle', 'mmengine', ('0.10.7', ),
+        "HistoryBuffer pickles without its statistics methods (class-level functions, restored by __setstate__), so "
+        'training checkpoints hold no builtins.getattr and --resume loads them with weights_only=True.',
+        _pickle_history_buffers_without_methods),
+    Adaptation(
+        'flexible-runner-strict-load', 'mmengine', ('0.10.7', ),
+        "FlexibleRunner's load_from is strict unless the config sets load_strict = False (MMEngine hard-codes "
+        'strict=False, which silently leaves random weights; the sapiens2 strategies check the keys).',
+        _flexible_runner_loads_strictly),
+    Adaptation(
+        'resume-record', 'mmengine', ('0.10.7', ),
+        'An empty last_checkpoint record, one naming a missing file, or one naming a truncated checkpoint resumes '
+        'from the newest complete iter_/epoch_ checkpoint of the work dir (saying so) or fails naming the record '
+        '(MMEngine tries to load "" or the truncated file).',
+        _resume_from_a_valid_record),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
         'leaves a truncated checkpoint (sapiens2.engine.atomic_save).',
         _write_local_files_atomically),
+    Adaptation(
+        'atomic-last-checkpoint', 'mmengine', ('0.10.7', ),
+        "CheckpointHook writes the work dir's last_checkpoint record through a temporary file and os.replace, as the "
+        "checkpoints, instead of open(path, 'w'), which leaves an empty record when the process dies in between.",
+        _write_the_last_checkpoint_record_atomically),
     Adaptation(
         'editable-config-packages', 'mmengine', ('0.10.7', ),
         "`pkg::path` config bases find packages installed in editable mode (MMEngine looks only beside the "
@@ -128,6 +422,54 @@ ADAPTATIONS: List[Adaptation] = [
         "(default_scope 'mmpose', 'mmseg' or 'sapiens2') instead of 'sapiens2', so packaged pose and seg configs "
         'build from a user config anywhere.',
         _scope_sapiens2_bases_by_their_default_scope),
+    Adaptation(
+        'config-log-at-debug', 'mmengine', ('0.10.7', ),
+        "The Runner logs the resolved config (1,000+ lines for a pose config) at DEBUG instead of INFO and logs the "
+        'path of the copy it writes to the work dir instead.',
+        _log_the_config_at_debug),
+    Adaptation(
+        'rejected-samples-error', 'mmengine', ('0.10.7', ),
+        "When a dataset's pipeline rejects every sample drawn (or one in test mode), BaseDataset raises "
+        "NoValidSampleError naming the dataset, a rejected sample's files and the transform that rejected it, instead "
+        "of `Cannot find valid image after 1000!` (sapiens2.engine.rejected_samples).",
+        _explain_rejected_samples),
+    Adaptation(
+        'image-loading-errors', 'mmcv', ('2.1.0', ),
+        "mmcv's imfrombytes refuses images whose header declares more pixels than Pillow's decompression-bomb limit "
+        "(before decoding), and LoadImageFromFile errors name the file (mmcv asserts 'failed to load image' or passes "
+        "the decoder's error on) (sapiens2.datasets.image_files).",
+        _name_the_file_in_image_loading_errors),
+    Adaptation(
+        'pose-image-errors', 'mmpose', ('1.3.2', ),
+        "mmpose's LoadImage passes mmcv's image-loading error on as it is, instead of wrapping every error in "
+        '"... occurs when loading ... Please check whether the file exists".',
+        _load_pose_images_with_named_errors),
+    Adaptation(
+        'pose-visualizer-radius', 'mmpose', ('1.3.2', ),
+        "mmpose's OpenCV visualizer receives keypoint radii as 1-element arrays and calls int() on them, a TypeError "
+        'on numpy >= 2.4; a 1-element radius is passed on as a scalar (PoseLocalVisualizer, PoseVisualizationHook, '
+        'MMPoseInferencer).',
+        _draw_circles_with_scalar_radius),
+    Adaptation(
+        'quiet-mmseg-build-loss', 'mmsegmentation', ('1.2.2', ),
+        "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "
+        'segmentation model build (nothing a user can change; other warnings still show).',
+        _silence_mmseg_build_loss_notice),
+    Adaptation(
+        'mmpose-init-model-strict', 'mmpose', ('1.3.2', ),
+        "mmpose.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader (decode_head. -> head. for official pose checkpoints) instead of printing "do not match exactly".',
+        _load_sapiens2_models_strictly('mmpose.apis.inference')),
+    Adaptation(
+        'mmseg-init-model-strict', 'mmsegmentation', ('1.2.2', ),
+        "mmseg.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader instead of printing "do not match exactly".',
+        _load_sapiens2_models_strictly('mmseg.apis.inference')),
+    Adaptation(
+        'mmdet-init-detector-strict', 'mmdet', ('3.3.0', ),
+        "mmdet.apis.init_detector loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
+        'loader (other detectors load as upstream, through the same safe file reader).',
+        _load_sapiens2_models_strictly('mmdet.apis.inference')),
 ]
 
 _APPLIED: Dict[str, bool] = {}

@@ -1,15 +1,24 @@
-"""``sapiens2``: the package's command line (version, packaged configs, adaptations, inference)."""
+"""``sapiens2``: the package's command line (version, packaged configs, model aliases, adaptations, inference)."""
 import argparse
 import sys
 from typing import List, Optional
 
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """The command; a user mistake is one error line, exit code 1 (``--debug`` shows the traceback)."""
+    return run_cli(_main, argv, prog='sapiens2')
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog='sapiens2', description='Sapiens2 on MMEngine, mmpose and mmsegmentation.')
     parser.add_argument('--version', action='store_true', help='print the version and exit')
+    add_debug_argument(parser)
     commands = parser.add_subparsers(dest='command')
     commands.add_parser('configs', help='list the packaged configs, by the name a _base_ uses (sapiens2::...)')
     commands.add_parser('adaptations', help='list the changes sapiens2 makes to MMEngine and the OpenMMLab libraries')
+    commands.add_parser('models', help='list the model aliases: Hub repository, config and candidate files')
     commands.add_parser('infer', help='run models on images or videos (same as sapiens2-infer)', add_help=False)
     args, rest = parser.parse_known_args(argv)
     if args.version:
@@ -17,13 +26,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f'sapiens2 {__version__}')
         return 0
     if args.command == 'infer':
-        from sapiens2.apis.cli import main as infer_main
-        return infer_main(rest)
+        from sapiens2.apis.cli import _main as infer_main
+        return infer_main(rest + ['--debug'] if args.debug else rest)
     if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     if args.command == 'configs':
         from sapiens2.config_files import PREFIX, list_configs
         print('\n'.join(PREFIX + name for name in list_configs()))
+        return 0
+    if args.command == 'models':
+        from sapiens2.hub.model_zoo import model_zoo
+        for alias, entry in sorted(model_zoo().items()):
+            print(f'{alias}\t{entry.uri()}\t{entry.config or "(checkpoint only)"}\t{", ".join(entry.files)}')
         return 0
     if args.command == 'adaptations':
         import sapiens2.adaptations as adaptations

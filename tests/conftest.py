@@ -1,9 +1,13 @@
 """Shared pytest fixtures."""
+import os
 import os.path as osp
 
 import pytest
 
 REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+# No test may reach the Hugging Face Hub: huggingface_hub reads this when it is first imported (after this file),
+# and subprocesses inherit it.
+os.environ['HF_HUB_OFFLINE'] = '1'
 
 
 @pytest.fixture(scope='session')
@@ -32,3 +36,18 @@ def _isolate_default_scope(_pristine_default_scopes):
     yield
     DefaultScope._instance_dict.clear()
     DefaultScope._instance_dict.update(_pristine_default_scopes)
+
+
+@pytest.fixture(scope='session')
+def hf():
+    """The transformers module for the interoperability tests (requirements/tests.txt). Without it they skip,
+    except when the ``CI`` environment variable is set: then a missing transformers is a failure."""
+    try:
+        import transformers
+    except ImportError:
+        message = ('transformers is not installed: pip install -r requirements/tests.txt to run the transformers '
+                   'interoperability tests')
+        if os.environ.get('CI'):
+            pytest.fail(f'{message} (CI is set, so this is a failure, not a skip)', pytrace=False)
+        pytest.skip(f'{message}; with CI set this is a failure')
+    return transformers

@@ -20,15 +20,16 @@ def not_sources(folder: str, names: list) -> set:
 
 USER_SCRIPT = textwrap.dedent('''
     import os.path as osp, sys
-    import sapiens2, sapiens2_albedo, sapiens2_normal, sapiens2_pointmap, sapiens2_pretrain
+    import sapiens2, sapiens2_albedo, sapiens2_matting, sapiens2_normal, sapiens2_pointmap, sapiens2_pretrain
     from mmengine.registry import MODELS, init_default_scope
     from sapiens2.engine.launch import load_config
     site = sys.argv[1]
-    for module in (sapiens2, sapiens2_albedo, sapiens2_normal, sapiens2_pointmap, sapiens2_pretrain):
+    for module in (sapiens2, sapiens2_albedo, sapiens2_matting, sapiens2_normal, sapiens2_pointmap, sapiens2_pretrain):
         assert module.__file__.startswith(site), (module.__name__, module.__file__)
     for name, kind in (('pose/sapiens2_nano_pose_synthhumans-128x96.py', 'TopdownPoseEstimator'),
                        ('seg/sapiens2_nano_seg_synthhumans-128x96.py', 'EncoderDecoder'),
-                       ('normal/sapiens2_nano_normal_synthhumans-128x96.py', 'DenseEstimator')):
+                       ('normal/sapiens2_nano_normal_synthhumans-128x96.py', 'DenseEstimator'),
+                       ('matting/sapiens2_nano_matting_synthhumans-128x96.py', 'DenseEstimator')):
         user_config = osp.join(osp.abspath('.'), 'my_' + osp.basename(name))
         with open(user_config, 'w') as f:
             f.write(f"_base_ = ['sapiens2::{name}']\\n")
@@ -80,3 +81,9 @@ def test_wheel_installs_and_works_outside_the_repository(tmp_path):
                             text=True, timeout=300).stdout.split()
     assert 'sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in listed
     assert 'sapiens2::normal/sapiens2_1b_normal_render_people-1024x768.py' in listed
+    assert 'sapiens2::matting/sapiens2_1b_matting_humans-1024x768.py' in listed
+    models = subprocess.run([str(venv / 'bin' / 'sapiens2'), 'models'], cwd=outside, env=env, capture_output=True,
+                            text=True, timeout=300).stdout
+    assert 'pose-1b\thf://facebook/sapiens2-pose-1b\tsapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in models
+    assert ('matting-1b\thf://facebook/sapiens2-matting-1b\t'
+            'sapiens2::matting/sapiens2_1b_matting_humans-1024x768.py') in models

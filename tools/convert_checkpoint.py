@@ -1,13 +1,28 @@
-"""Convert checkpoints between the official .safetensors layout and MMEngine .pth files (both ways).
+"""Convert checkpoints: official .safetensors <-> MMEngine .pth, and sapiens2 <-> Hugging Face transformers.
 
-    python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...]
+    python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...] [--trust-checkpoint]
+    python tools/convert_checkpoint.py CKPT --to-transformers OUT_DIR --config CFG [--backbone-only] [--compare]
+    python tools/convert_checkpoint.py DST --from-transformers HF_DIR --config CFG [--backbone-only]
 
-The format follows each file's suffix. Only model weights are kept; tensors and dtypes are copied bit-exact.
+Between files the format follows each file's suffix. The model weights are kept (tensors and dtypes copied
+bit-exact) with the checkpoint's meta (e.g. dataset_meta; a .safetensors file stores it as JSON metadata), not the
+training state. SRC (and CKPT) may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias
+(pose-1b), downloaded if needed.
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
+
+--to-transformers writes config.json + model.safetensors + README.md for transformers' Sapiens2 classes
+(`AutoModel...from_pretrained(OUT_DIR)`) and checks that transformers loads every weight. --from-transformers checks
+a transformers folder's config.json against CFG and writes its weights as a checkpoint for sapiens2 (load_from,
+init_cfg, tools/test.py). transformers computes RoPE in fp32: set model.backbone.pos_embed_rope_dtype='fp32' to
+reproduce its outputs (docs/differences.md).
 """
 import argparse
+import sys
 
-from sapiens2.engine.checkpoint import convert_checkpoint
+from mmengine.config import DictAction
+
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_rename(text: str):
@@ -16,15 +31,90 @@ def parse_rename(text: str):
     return tuple(text.split('=', 1))
 
 
-def main() -> None:
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('src', help='input checkpoint (.safetensors, .pth, .bin)')
-    parser.add_argument('dst', help='output checkpoint (.safetensors or .pth)')
+    parser.add_argument('paths', nargs='+', metavar='PATH',
+                        help='SRC DST; or CKPT with --to-transformers; or DST with --from-transformers')
     parser.add_argument('--rename', type=parse_rename, action='append', default=[], help='OLD=NEW key prefix')
-    args = parser.parse_args()
-    state_dict = convert_checkpoint(args.src, args.dst, args.rename)
-    print(f'Wrote {len(state_dict)} tensors to {args.dst}')
+    parser.add_argument('--to-transformers', metavar='OUT_DIR', help='export CKPT with --config to a transformers '
+                        'folder')
+    parser.add_argument('--from-transformers', metavar='HF_DIR', help='import a local transformers folder')
+    parser.add_argument('--config', help='the sapiens2 config of the model (file or sapiens2::<task>/<name>.py)')
+    parser.add_argument('--backbone-only', action='store_true',
+                        help='convert only the backbone (Sapiens2Model); for pretrain checkpoints')
+    parser.add_argument('--no-verify', action='store_true',
+                        help='skip loading the exported folder with transformers')
+    parser.add_argument('--compare', action='store_true',
+                        help='after exporting, run both models on a random image and print the max differences')
+    parser.add_argument('--overwrite', action='store_true', help='replace existing output files')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
+    add_debug_argument(parser)
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
+                        help='override settings of --config, e.g. model.backbone.pos_embed_rope_dtype=fp32')
+    args = parser.parse_args(argv)
+    transformers_mode = args.to_transformers or args.from_transformers
+    if args.to_transformers and args.from_transformers:
+        parser.error('give either --to-transformers or --from-transformers')
+    if transformers_mode:
+        if len(args.paths) != 1:
+            parser.error('with --to-transformers give one CKPT, with --from-transformers one DST')
+        if not args.config:
+            parser.error('--to-transformers/--from-transformers need --config (the model\'s sapiens2 config)')
+        if args.rename:
+            parser.error('--rename applies to file conversions only')
+    elif len(args.paths) != 2:
+        parser.error('give SRC and DST (or use --to-transformers / --from-transformers)')
+    if args.compare and not args.to_transformers:
+        parser.error('--compare goes with --to-transformers')
+    return args
+
+
+def compare(args: argparse.Namespace) -> None:
+    import torch
+
+    from sapiens2.engine.checkpoint import load_model_weights
+    from sapiens2.interop.transformers import build_model, load_transformers_model, output_differences
+    model = build_model(args.config, args.backbone_only, device='cpu', cfg_options=args.cfg_options)
+    trust = args.trust_checkpoint or None
+    prefix = 'backbone.' if args.backbone_only and not _bare(args.paths[0], trust) else None
+    load_model_weights(model, args.paths[0], prefix=prefix, trust_checkpoint=trust)
+    backbone = model if type(model).__name__ == 'Sapiens2' else model.backbone
+    images = torch.randn(1, 3, *backbone.img_size, generator=torch.Generator().manual_seed(0))
+    differences = output_differences(model, load_transformers_model(args.to_transformers), images)
+    rope = 'bf16' if backbone.rope_embed.dtype == torch.bfloat16 else 'fp32'
+    for name, value in differences.items():
+        print(f'max |ours - transformers| {name}: {value:.3g} (our RoPE tables in {rope})')
+
+
+def _bare(checkpoint: str, trust_checkpoint) -> bool:
+    from sapiens2.engine.checkpoint import load_weights
+    return not any(key.startswith('backbone.') for key in load_weights(checkpoint, trust_checkpoint=trust_checkpoint))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.to_transformers:
+        from sapiens2.interop.transformers import export_to_transformers
+        export_to_transformers(args.config, args.paths[0], args.to_transformers, backbone_only=args.backbone_only,
+                               verify=not args.no_verify, overwrite=args.overwrite, cfg_options=args.cfg_options,
+                               trust_checkpoint=args.trust_checkpoint or None)
+        print(f'Wrote a transformers Sapiens2 folder to {args.to_transformers}')
+        if args.compare:
+            compare(args)
+    elif args.from_transformers:
+        from sapiens2.interop.transformers import import_from_transformers
+        dst = import_from_transformers(args.from_transformers, args.config, args.paths[0],
+                                       backbone_only=args.backbone_only, overwrite=args.overwrite,
+                                       cfg_options=args.cfg_options)
+        print(f'Wrote {dst}; to reproduce transformers\' outputs set '
+              "model.backbone.pos_embed_rope_dtype='fp32' (sapiens2's default bf16 is the official behaviour)")
+    else:
+        from sapiens2.engine.checkpoint import convert_checkpoint
+        state_dict = convert_checkpoint(args.paths[0], args.paths[1], args.rename,
+                                        trust_checkpoint=args.trust_checkpoint or None)
+        print(f'Wrote {len(state_dict)} tensors to {args.paths[1]}')
+    return 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_cli(main))

@@ -1,7 +1,10 @@
 """Train a model from a config: ``python tools/train.py CONFIG [--work-dir D] [--resume [CKPT]] [--amp] ...``."""
 import argparse
+import sys
 
-from sapiens2.engine.launch import DictAction, build_runner, load_config, prepare_train_config
+from sapiens2.engine.dist import name_unresponsive_ranks
+from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_train_config
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args() -> argparse.Namespace:
@@ -11,18 +14,22 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--resume', nargs='?', const='auto', default=None,
                         help='resume from CKPT, or from the latest checkpoint in the work dir when no path is given')
     parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_debug_argument(parser)
     return parser.parse_args()
 
 
 def main() -> None:
     args = parse_args()
     cfg = load_config(args.config, args.cfg_options)
-    cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher)
-    build_runner(cfg).train()
+    cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher,
+                               args.trust_checkpoint)
+    with name_unresponsive_ranks():
+        build_runner(cfg).train()
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_cli(main))

@@ -23,5 +23,7 @@ log_level = 'INFO'
 load_from = None
 # Checkpoints given by `load_from` must match the model exactly; set False to fine-tune from a partial match.
 load_strict = True
+# Also read from a config (docs/checkpoints.md): `trust_checkpoint` (torch files that would run code) and
+# `allow_non_finite_weights` (NaN/Inf weights); both default to False.
 resume = False
 randomness = dict(seed=0)

@@ -2,7 +2,7 @@
 _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py']
 
 max_iters = 10000
-pretrained = 'checkpoints/sapiens2_0.8b_pretrain.safetensors'
+pretrained = 'pretrain-0.8b'
 
 train_cfg = dict(max_iters=max_iters)
 optim_wrapper = dict(optimizer=dict(lr=5e-4), paramwise_cfg=dict(layer_decay_rate=0.85), clip_grad=dict(max_norm=4.0))

@@ -3,7 +3,7 @@ _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/strategies/fsdp
 runner_type = 'FlexibleRunner'  # FSDP (configs/_base_/strategies/fsdp.py); launch with tools/dist_train.sh
 
 max_iters = 20000
-pretrained = 'checkpoints/sapiens2_1b_pretrain.safetensors'
+pretrained = 'pretrain-1b'
 
 train_cfg = dict(max_iters=max_iters)
 optim_wrapper = dict(optimizer=dict(lr=5e-4), paramwise_cfg=dict(layer_decay_rate=0.9), clip_grad=dict(max_norm=4.0))

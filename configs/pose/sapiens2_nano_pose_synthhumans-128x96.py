@@ -24,7 +24,7 @@ default_hooks = dict(logger=dict(interval=20), checkpoint=dict(interval=max_iter
 
 # Heatmaps at 1/4 of the input. Sigma is well above the scaled official value (6 * heatmap_w / 192 = 0.75): with 0.75
 # the nano model only learns to predict empty heatmaps within this budget; with 1.5-2 it localises.
-codec = dict(type='UDPHeatmap', input_size=(96, 128), heatmap_size=(24, 32), sigma=2.0)
+codec = dict(type='FastUDPHeatmap', input_size=(96, 128), heatmap_size=(24, 32), sigma=2.0)
 
 model = dict(
     backbone=dict(arch='sapiens2_nano', img_size=(128, 96), patch_size=8, init_cfg=None),

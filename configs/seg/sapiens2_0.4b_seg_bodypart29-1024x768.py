@@ -3,7 +3,7 @@
 _base_ = ['../_base_/default_runtime.py', '../_base_/datasets/bodypart29.py']
 
 default_scope = 'mmseg'
-pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-0.4b'
 num_classes = 29
 embed_dims = 1024
 

@@ -1,7 +1,7 @@
 # Sapiens2-0.8B body-part segmentation at 1024x768: 30k iterations, fp32 (official DDP fp32), 5 per GPU x 8.
 _base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_0.8b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-0.8b'
 model = dict(
     backbone=dict(arch='sapiens2_0.8b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=1280))

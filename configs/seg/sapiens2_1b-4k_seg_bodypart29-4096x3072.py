@@ -10,7 +10,7 @@
 # * No official weights: the backbone starts from the 1B-4K pretrain, the head from scratch.
 _base_ = ['./sapiens2_1b_seg_bodypart29-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_1b_4k_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-1b-4k'
 image_size = (4096, 3072)  # (H, W)
 
 model = dict(
@@ -36,6 +36,8 @@ test_pipeline = [
     dict(type='LoadAnnotations'),
     dict(type='PackSegInputs'),
 ]
+tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pipeline[1]], {{_base_.tta_flips}},
+                                                                        [test_pipeline[2]], [test_pipeline[3]]])]
 train_dataloader = dict(batch_size=1, dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(batch_size=1, dataset=dict(pipeline=test_pipeline))
 test_dataloader = val_dataloader

@@ -3,7 +3,7 @@
 _base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/strategies/fsdp.py']
 runner_type = 'FlexibleRunner'  # FSDP (configs/_base_/strategies/fsdp.py); launch with tools/dist_train.sh
 
-pretrained_checkpoint = 'checkpoints/sapiens2_5b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-5b'
 model = dict(
     backbone=dict(arch='sapiens2_5b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=2432))

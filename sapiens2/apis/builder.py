@@ -1,10 +1,10 @@
-"""Build a model for inference from a config and a checkpoint."""
+"""Build a model for inference from a config and a checkpoint (every task: pose, seg, the dense projects)."""
 import warnings
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 import torch
 from mmengine.config import Config
-from mmengine.registry import MODELS, init_default_scope
+from mmengine.registry import DATASETS, MODELS, DefaultScope, init_default_scope
 from torch import nn
 
 from sapiens2.engine.launch import load_config
@@ -14,16 +14,66 @@ def default_device() -> str:
     return 'cuda' if torch.cuda.is_available() else 'cpu'
 
 
+def model_input_size(cfg: Config) -> Tuple[int, int]:
+    """Network input (H, W) of a config: the backbone's ``img_size``."""
+    size = cfg.model.get('backbone', {}).get('img_size')
+    if size is None:
+        raise KeyError('cannot tell the network input size: set model.backbone.img_size in the config')
+    size = (size, size) if isinstance(size, int) else tuple(size)
+    return int(size[0]), int(size[1])
+
+
+def config_dataset_meta(cfg: Config, model: nn.Module) -> Optional[dict]:
+    """The dataset metainfo a model predicts with, as the upstream ``init_model`` functions attach it.
+
+    Pose estimators get mmpose's parsed metainfo of the training dataset (keypoint names, flip indices, skeleton,
+    colours), as mmpose's ``init_model``; other models the ``METAINFO`` of their test dataset class updated with the
+    config's ``metainfo`` (e.g. seg classes and palette), or None when there is none.
+    """
+    from mmpose.models.pose_estimators.base import BasePoseEstimator
+    if isinstance(model, BasePoseEstimator):
+        from mmpose.apis.inference import dataset_meta_from_config
+        return dataset_meta_from_config(cfg, dataset_mode='train')
+    dataset_cfg = cfg.get('test_dataloader', {}).get('dataset', {})
+    dataset_type = dataset_cfg.get('type')
+    if dataset_type is None:
+        return None
+    with DefaultScope.overwrite_default_scope(cfg.get('default_scope')):
+        dataset_cls = dataset_type if isinstance(dataset_type, type) else DATASETS.get(dataset_type)
+    meta = dict(getattr(dataset_cls, 'METAINFO', None) or {})
+    meta.update(dataset_cfg.get('metainfo') or {})
+    return meta or None
+
+
+def _with_hub_head_widths(model: nn.Module, cfg: Config, model_cfg: Config, checkpoint: str) -> nn.Module:
+    """``model``, rebuilt with the dense-head widths of the checkpoint's Hub ``config.json`` when they differ from
+    the config's (the released widths win; ``cfg.model`` is updated to match)."""
+    from sapiens2.engine.checkpoint import resolve_checkpoint_path
+    from sapiens2.hub.config_check import hub_head_widths
+    config_file, widths = hub_head_widths(model, resolve_checkpoint_path(checkpoint))
+    if not widths:
+        return model
+    head_key = 'decode_head' if 'decode_head' in model_cfg else 'head'
+    warnings.warn(f'head widths from {config_file} override the config: {widths}')
+    cfg.model[head_key].update(widths)
+    model_cfg[head_key] = dict(model_cfg[head_key], **widths)
+    return MODELS.build(model_cfg)
+
+
 def init_model(config: Union[str, Config],
                checkpoint: Optional[str] = None,
                device: Optional[str] = None,
-               cfg_options: Optional[dict] = None) -> nn.Module:
-    """Build ``cfg.model`` in eval mode on ``device`` and load ``checkpoint`` strictly.
+               cfg_options: Optional[dict] = None,
+               trust_checkpoint: Optional[bool] = None) -> nn.Module:
+    """Build ``cfg.model`` in eval mode on ``device`` and load ``checkpoint`` strictly; the one model builder of
+    sapiens2 (inferencer, tools, tests), for every task.
 
-    The backbone's ``init_cfg`` (pretrained weights) is dropped, since the checkpoint holds every weight.
-    Official task checkpoints (``backbone.``/``decode_head.`` keys, .safetensors or .pth) load as they are.
-    Without a checkpoint the weights stay random (useful for tests and benchmarks only). The config is attached
-    as ``model.cfg``.
+    ``config`` is a path, a packaged name (``sapiens2::pose/...py``) or a ``Config``. The backbone's ``init_cfg``
+    (pretrained weights) is dropped, since the checkpoint holds every weight. Official task checkpoints
+    (``backbone.``/``decode_head.`` keys, .safetensors or .pth) and MMEngine checkpoints load as they are. Without a
+    checkpoint the weights stay random (useful for tests and benchmarks only). The config is attached as
+    ``model.cfg`` and the dataset metainfo as ``model.dataset_meta`` (see :func:`config_dataset_meta`).
+    ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see docs/checkpoints.md).
     """
     cfg = load_config(config, cfg_options)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
@@ -32,9 +82,13 @@ def init_model(config: Union[str, Config],
         model_cfg.backbone = dict(model_cfg.backbone, init_cfg=None)
     model = MODELS.build(model_cfg)
     if checkpoint is not None:
+        model = _with_hub_head_widths(model, cfg, model_cfg, checkpoint)
         from sapiens2.engine.checkpoint import load_model_weights
-        load_model_weights(model, checkpoint, strict=True)
+        load_model_weights(model, checkpoint, strict=True, trust_checkpoint=trust_checkpoint)
     else:
         warnings.warn(f'no checkpoint given for {getattr(config, "filename", config)}: the model has random weights')
     model.cfg = cfg
+    dataset_meta = config_dataset_meta(cfg, model)
+    if dataset_meta is not None:
+        model.dataset_meta = dataset_meta
     return model.to(device or default_device()).eval()

@@ -5,7 +5,10 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
-from .model_zoo import SIZES, TASKS
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.model_zoo import alias_for, sizes, tasks
+from sapiens2.structures.keypoint_formats import FORMAT_NAMES
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -16,14 +19,19 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         '  sapiens2-infer photos/ --task pose seg normal --size 1b --out outputs/\n'
         '  sapiens2-infer clip.mp4 --model configs/pose/my_config.py --weights work_dirs/x/iter_1000.pth --out o/',
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('inputs', nargs='+', help='image files, folders of images, or video files')
+    parser.add_argument('inputs', nargs='+', help='image files, folders of images, video files or GIFs')
+    parser.add_argument('--recursive', action='store_true',
+                        help='also read the sub-folders of folder inputs (outputs keep their relative paths)')
     parser.add_argument('--out', required=True, help='output folder')
-    parser.add_argument('--task', nargs='+', choices=TASKS, default=[],
-                        help='tasks to run with the released models (aliases <task>-<size>)')
-    parser.add_argument('--size', default='1b', choices=SIZES, help='model size for --task (default 1b)')
+    parser.add_argument('--task', nargs='+', choices=tasks(), default=[],
+                        help='tasks to run with the released models (aliases <task>-<size>, downloaded from the '
+                        'Hugging Face Hub on first use)')
+    parser.add_argument('--size', default='1b', choices=sizes(), help='model size for --task (default 1b)')
     parser.add_argument('--model', nargs='+', default=[], help='config files or aliases such as pose-1b')
     parser.add_argument('--weights', nargs='+', default=None,
-                        help='checkpoints (.safetensors/.pth), one per --model (default: the alias checkpoint)')
+                        help='checkpoints (.safetensors/.pth, hf://org/repo[@revision][/<file>] or an alias), one per '
+                        '--model (default: the alias checkpoint)')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
                         help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
@@ -31,13 +39,17 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--bboxes', default=None,
                         help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
     parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
-    parser.add_argument('--det-checkpoint', default=None, help='checkpoint of the person detector')
+    parser.add_argument('--det-checkpoint', default=None,
+                        help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
     parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
     parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
+    parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
+                        help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
+    add_debug_argument(parser)
     args = parser.parse_args(argv)
     if not args.task and not args.model:
         parser.error('give --task (released models) and/or --model (config files or aliases)')
@@ -45,12 +57,22 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error(f'--weights needs one checkpoint per --model ({len(args.model)}), got {len(args.weights)}')
     if bool(args.det_config) != bool(args.det_checkpoint):
         parser.error('--det-config and --det-checkpoint go together')
+    if args.recursive:
+        out = osp.realpath(args.out)
+        for folder in filter(osp.isdir, args.inputs):
+            if out == osp.realpath(folder) or out.startswith(osp.join(osp.realpath(folder), '')):
+                parser.error(f'--out {args.out} is inside the input folder {folder}: with --recursive a later run '
+                             'would read its outputs as inputs; choose an --out outside it')
+    try:
+        args.aliases = [alias_for(task, args.size) for task in args.task]
+    except ValueError as err:
+        parser.error(str(err))
     return args
 
 
 def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
-    options = dict(kpt_thr=args.kpt_thr)
+    options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format)
     if args.det_config:
         options.update(det_config=args.det_config, det_checkpoint=args.det_checkpoint, bbox_thr=args.bbox_thr,
                        nms_thr=args.nms_thr)
@@ -58,17 +80,28 @@ def pose_options(args: argparse.Namespace) -> dict:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """The command; a user mistake (missing file, unknown alias, bad config...) is one error line, exit code 1."""
+    return run_cli(_main, argv, prog='sapiens2-infer')
+
+
+def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     from .inferencer import Sapiens2Inferencer
-    models = list(args.model) + [f'{task}-{args.size}' for task in args.task]
+    from .inputs import collect_sources
+    sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
+    models = list(args.model) + args.aliases
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
     if args.bboxes:
         with open(args.bboxes) as f:
-            bboxes = json.load(f)
+            try:
+                bboxes = json.load(f)
+            except json.JSONDecodeError as err:
+                raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
-                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)))
-    inferencer(args.inputs, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
+                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
+                                    trust_checkpoint=args.trust_checkpoint)
+    inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False)
     for task in inferencer.tasks:
         print(f'{task.name}: results in {osp.join(args.out, task.name)}')

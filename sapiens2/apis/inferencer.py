@@ -1,18 +1,24 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
+import contextlib
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from torch import nn
 from tqdm import tqdm
 
+from sapiens2.engine.checkpoint import trusted_checkpoints
+from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registry import INFERENCE_TASKS
+
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
-from .model_zoo import resolve_model
+from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
 
 Frame = Tuple[Source, int, np.ndarray]
+# Frames read ahead while the model runs, in batches.
+PREFETCH_BATCHES = 2
 
 
 def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
@@ -45,7 +51,7 @@ class Sapiens2Inferencer:
     """Task-agnostic inference on user images.
 
     Args:
-        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.apis.model_zoo`), or a list of them to run
+        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.hub.model_zoo`), or a list of them to run
             several tasks on the same inputs in one call.
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
@@ -54,6 +60,8 @@ class Sapiens2Inferencer:
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
+        trust_checkpoint: Load torch checkpoints (models and person detector) that hold more than weights; this
+            runs their code (docs/checkpoints.md).
 
     Example:
         >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
@@ -66,16 +74,18 @@ class Sapiens2Inferencer:
                  device: Optional[str] = None,
                  dtype: str = 'fp32',
                  batch_size: int = 4,
-                 task_options: Optional[Dict[str, dict]] = None) -> None:
+                 task_options: Optional[Dict[str, dict]] = None,
+                 trust_checkpoint: bool = False) -> None:
         models = [model] if isinstance(model, str) else list(model)
         weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
         if len(weights) != len(models):
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
         tasks = []
-        for name, ckpt in zip(models, weights):
-            config, checkpoint = resolve_model(name, ckpt)
-            net = init_model(config, checkpoint, device)
-            tasks.append(build_task(net, net.cfg, dtype, task_options))
+        with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
+            for name, ckpt in zip(models, weights):
+                config, checkpoint = resolve_model(name, ckpt)
+                net = init_model(config, checkpoint, device)
+                tasks.append(build_task(net, net.cfg, dtype, task_options))
         self._setup(tasks, batch_size)
 
     @classmethod
@@ -103,7 +113,8 @@ class Sapiens2Inferencer:
                  save_pred: bool = True,
                  bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
                  show_progress: bool = True,
-                 return_results: bool = True) -> List[dict]:
+                 return_results: bool = True,
+                 recursive: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -114,10 +125,16 @@ class Sapiens2Inferencer:
                 or ``<video>_000012``) for the pose task; images without boxes use its detector or the whole image.
             show_progress: Progress bar over frames (when there is more than one).
             return_results: Collect and return the results (disable for long videos).
+            recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
         """
-        sources = collect_sources(inputs)
+        sources = collect_sources(inputs, recursive)
+        if bboxes:
+            if not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
+                raise ValueError(f'person boxes were given but no task uses them (tasks: '
+                                 f'{[task.name for task in self.tasks]}); boxes are for pose')
+            check_bbox_names(bboxes, sources)
         writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
         total = sum(len(source) for source in sources)
         collected: List[dict] = []
@@ -135,14 +152,16 @@ class Sapiens2Inferencer:
         return collected
 
     def _batches(self, sources: List[Source], writer: Optional[ResultWriter]) -> Iterator[List[Frame]]:
+        """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
+        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead)."""
         batch: List[Frame] = []
-        for source in sources:
-            for index, image in source.frames():
+        for source, index, image in prefetched(_frames_and_ends(sources), PREFETCH_BATCHES * self.batch_size):
+            if index is not None:
                 batch.append((source, index, image))
                 if len(batch) == self.batch_size:
                     yield batch
                     batch = []
-            if source.kind == 'video':
+            elif source.kind == 'video':
                 if batch:
                     yield batch
                     batch = []
@@ -157,11 +176,33 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             kwargs = {}
             if getattr(task, 'accepts_bboxes', False):
-                kwargs['bboxes'] = [(bboxes or {}).get(_frame_name(source, index)) for source, index, _ in batch]
+                names = [_frame_name(source, index) for source, index, _ in batch]
+                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names)
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame
 
 
+def check_bbox_names(bboxes: Dict[str, Sequence], sources: List[Source]) -> None:
+    """Raise a ValueError listing the ``bboxes`` keys that name no input frame (file stem, ``array_000000`` or
+    ``<video>_000012``)."""
+    names = set()
+    for source in sources:
+        names.update(_frame_name(source, index) for index in range(len(source)))
+    unknown = sorted(set(bboxes) - names)
+    if unknown:
+        raise ValueError(f'{len(unknown)} of {len(bboxes)} --bboxes entries match no input: {unknown[:5]}; keys are '
+                         f'image file stems, array_000000 for arrays, <video>_000012 for video frames (inputs: '
+                         f'{sorted(names)[:5]}{"..." if len(names) > 5 else ""})')
+
+
 def _frame_name(source: Source, index: int) -> str:
     return source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
+
+
+def _frames_and_ends(sources: List[Source]) -> Iterator[Tuple[Source, Optional[int], Optional[np.ndarray]]]:
+    """``(source, index, image)`` for every frame, then ``(source, None, None)`` at the end of each source."""
+    for source in sources:
+        for index, image in source.frames():
+            yield source, index, image
+        yield source, None, None

@@ -1,26 +1,48 @@
-"""Turn what a user passes (image path, folder, video file, numpy arrays, or a list of these) into frames."""
+"""Turn what a user passes (image path, folder, video file, GIF, numpy arrays, or a list of these) into frames.
+
+Every frame is an (H, W, 3) BGR uint8 array, as OpenCV (and so the configs' ``LoadImage``) reads a file:
+
+* images (JPEG, PNG, BMP, WebP, TIFF) are decoded with Pillow and turned upright by their EXIF orientation;
+  grayscale is repeated to three channels, an alpha channel is dropped (the stored colours are kept, as OpenCV does),
+  palette images take their palette colours, 16-bit images keep their top 8 bits (value // 256, as OpenCV reads a
+  16-bit PNG); an animated WebP/PNG or a multi-page TIFF gives its first frame;
+* videos (MP4, AVI, MOV, MKV, WebM, M4V) are read with OpenCV and animated GIFs with Pillow, frame by frame;
+* an image declaring more pixels than twice ``PIL.Image.MAX_IMAGE_PIXELS`` (about 179 million by default) is
+  refused before it is decoded (a decompression-bomb guard; raise that Pillow setting for genuine huge images).
+
+Output names (:attr:`Source.name`) are unique within one call: a file's stem, or its path relative to the folder it
+came from (without extension); when two inputs would get the same name, the later one gets ``_2`` (``_3``...) and a
+warning says so. Files and folders whose name starts with ``.`` are skipped in folders.
+"""
+import logging
 import os
 import os.path as osp
+import warnings
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import cv2
 import numpy as np
+from PIL import Image, ImageOps, ImageSequence
 
 IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.bmp', '.webp', '.tif', '.tiff')
-VIDEO_EXTENSIONS = ('.mp4', '.avi', '.mov', '.mkv', '.webm', '.m4v')
-InputType = Union[str, np.ndarray, Sequence[Union[str, np.ndarray]]]
+VIDEO_EXTENSIONS = ('.mp4', '.avi', '.mov', '.mkv', '.webm', '.m4v', '.gif')
+InputType = Union[str, os.PathLike, np.ndarray, 'Source', Sequence[Union[str, os.PathLike, np.ndarray, 'Source']]]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
 class Source:
-    """One image, one video or one array.
+    """One image, one video (or GIF) or one array.
 
-    ``group`` names the collection the source belongs to (a folder's name, a video's stem, or ``'images'``): pose
-    predictions are written as one ``<group>_predictions.json`` per group, as the official demo does per folder.
+    ``name`` is the output name (unique within a call, may contain ``/`` for files found in sub-folders).
+    ``group`` names the collection the source belongs to (a folder's name, a video's name, ``'images'`` for image
+    files given one by one, ``'arrays'``): pose predictions are written as one ``<group>_predictions.json`` per
+    group, as the official demo does per folder.
     """
     kind: str  # 'image', 'video' or 'array'
-    name: str  # stem used for output files
+    name: str
     group: str
     path: Optional[str] = None
     array: Optional[np.ndarray] = None
@@ -28,6 +50,9 @@ class Source:
     def __len__(self) -> int:
         if self.kind != 'video':
             return 1
+        if _is_gif(self.path):
+            with _open_image(self.path) as image:
+                return int(getattr(image, 'n_frames', 1))
         capture = cv2.VideoCapture(self.path)
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
         capture.release()
@@ -35,31 +60,90 @@ class Source:
 
     @property
     def fps(self) -> float:
-        """Frame rate of a video (30 when unknown or not a video)."""
+        """Frame rate of a video or GIF (30 for a video that does not say, 10 for a GIF without durations)."""
         if self.kind != 'video':
             return 30.0
+        if _is_gif(self.path):
+            with _open_image(self.path) as image:
+                duration = image.info.get('duration') or 0
+            return 1000.0 / duration if duration > 0 else 10.0
         capture = cv2.VideoCapture(self.path)
         fps = capture.get(cv2.CAP_PROP_FPS)
         capture.release()
         return fps if fps and fps > 0 else 30.0
+
+    def frame_name(self, index: int) -> str:
+        """Name of frame ``index``: the source's name, or ``<name>_<index:06d>`` for a video frame."""
+        return self.name if self.kind != 'video' else f'{self.name}_{index:06d}'
 
     def frames(self) -> Iterator[Tuple[int, np.ndarray]]:
         """Yield (frame index, BGR uint8 image)."""
         if self.kind == 'array':
             yield 0, as_bgr_uint8(self.array, self.name)
         elif self.kind == 'image':
-            image = cv2.imread(self.path, cv2.IMREAD_COLOR)
-            if image is None:
-                raise OSError(f'cannot read image {self.path} (missing, or not an image OpenCV can decode)')
-            yield 0, image
+            yield 0, read_image(self.path)
+        elif _is_gif(self.path):
+            yield from _gif_frames(self.path)
         else:
             yield from _video_frames(self.path)
+
+
+def read_image(path: str) -> np.ndarray:
+    """Read an image file as an upright (H, W, 3) BGR uint8 array (see the module docstring for the conversions)."""
+    with _open_image(path) as image:
+        try:
+            image.load()
+            upright = ImageOps.exif_transpose(image)
+        except Exception as err:  # Pillow raises OSError, SyntaxError, ValueError... for damaged files
+            raise OSError(f'cannot read image {path}: {err} (the file is damaged or truncated)') from err
+        return _to_bgr(upright, path)
+
+
+def _open_image(path: str) -> Image.Image:
+    """``Image.open`` (header only) with errors that name the file; refuses decompression bombs."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', Image.DecompressionBombWarning)  # sizes up to the limit are accepted
+            return Image.open(path)
+    except Image.DecompressionBombError as err:
+        raise ValueError(f'cannot read image {path}: {err} Refused as a possible decompression bomb; if the image '
+                         'is genuine, raise PIL.Image.MAX_IMAGE_PIXELS.') from err
+    except FileNotFoundError as err:
+        raise FileNotFoundError(f'input {path} does not exist') from err
+    except (OSError, SyntaxError, ValueError) as err:  # UnidentifiedImageError is an OSError
+        raise OSError(f'cannot read image {path}: not an image file Pillow can decode ({err})') from err
+
+
+def _to_bgr(image: Image.Image, path: str) -> np.ndarray:
+    if image.mode.startswith('I'):  # 16-bit ('I;16', 'I;16B'...) or 32-bit integer grey: keep the top 8 of 16 bits
+        grey = (np.clip(np.asarray(image), 0, 65535).astype(np.uint32) >> 8).astype(np.uint8)
+        return np.ascontiguousarray(np.repeat(grey[..., None], 3, axis=2))
+    if image.mode == 'F':
+        raise ValueError(f'cannot read image {path}: 32-bit float pixels have no standard 8-bit meaning; save it as '
+                         'an 8 or 16-bit image')
+    if image.mode in ('P', 'PA'):  # through RGBA, so that a transparent palette entry keeps its colour quietly
+        image = image.convert('RGBA')
+    rgb = np.asarray(image.convert('RGB'))
+    return np.ascontiguousarray(rgb[..., ::-1])
+
+
+def _is_gif(path: Optional[str]) -> bool:
+    return path is not None and osp.splitext(path)[1].lower() == '.gif'
+
+
+def _gif_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
+    with _open_image(path) as image:
+        try:
+            for index, frame in enumerate(ImageSequence.Iterator(image)):
+                yield index, _to_bgr(frame, path)
+        except (OSError, SyntaxError, ValueError, EOFError) as err:
+            raise OSError(f'cannot read GIF {path}: {err} (the file is damaged or truncated)') from err
 
 
 def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
     capture = cv2.VideoCapture(path)
     if not capture.isOpened():
-        raise OSError(f'cannot open video {path} (missing, or a codec OpenCV cannot decode)')
+        raise OSError(f'cannot open video {path} (damaged, or a codec OpenCV cannot decode)')
     index = 0
     try:
         while True:
@@ -70,6 +154,8 @@ def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
             index += 1
     finally:
         capture.release()
+    if index == 0:
+        raise OSError(f'video {path} has no frame OpenCV can decode (damaged, empty, or an unsupported codec)')
 
 
 def as_bgr_uint8(array: np.ndarray, name: str = 'array') -> np.ndarray:
@@ -88,46 +174,108 @@ def _kind_of(path: str) -> Optional[str]:
     return 'image' if ext in IMAGE_EXTENSIONS else 'video' if ext in VIDEO_EXTENSIONS else None
 
 
-def _stem(path: str) -> str:
-    return osp.splitext(osp.basename(path))[0]
+def _without_extension(path: str) -> str:
+    return osp.splitext(path)[0]
 
 
-def collect_sources(inputs: InputType) -> List[Source]:
-    """Expand inputs into sources, in a stable order (folders sorted by file name, not recursive)."""
-    if isinstance(inputs, (str, os.PathLike, np.ndarray)):
+def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
+    """Expand inputs into sources with unique names, in a stable order (folders sorted by file name).
+
+    Args:
+        inputs: Image, video or GIF path, folder, (H, W, 3) BGR uint8 array, or a list of these (sources already
+            collected pass through, keeping their group).
+        recursive: Also collect the files in sub-folders of a folder; their names keep the path relative to the
+            folder (``sub/x``), so outputs mirror the input tree.
+    """
+    if isinstance(inputs, (str, os.PathLike, np.ndarray, Source)):
         inputs = [inputs]
-    sources: List[Source] = []
+    collected: List[Tuple[Source, str]] = []  # (source, what its group stands for)
     arrays = 0
     for item in inputs:
-        if isinstance(item, np.ndarray):
-            sources.append(Source('array', f'array_{arrays:06d}', 'arrays', array=item))
+        if isinstance(item, Source):
+            collected.append((item, 'group:' + item.group))
+        elif isinstance(item, np.ndarray):
+            collected.append((Source('array', f'array_{arrays:06d}', 'arrays', array=item), 'arrays'))
             arrays += 1
-            continue
-        path = os.fspath(item)
-        if osp.isdir(path):
-            sources += _folder_sources(path)
-        elif not osp.exists(path):
-            raise FileNotFoundError(f'input {path} does not exist')
-        elif _kind_of(path) == 'video':
-            sources.append(Source('video', _stem(path), _stem(path), path=path))
-        elif _kind_of(path) == 'image':
-            sources.append(Source('image', _stem(path), 'images', path=path))
+        elif not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f'inputs must be paths, (H, W, 3) BGR uint8 arrays or lists of these, got {type(item)}')
+        elif osp.isdir(os.fspath(item)):
+            path = os.fspath(item)
+            origin = 'folder:' + osp.realpath(path)
+            collected += [(source, origin) for source in _folder_sources(path, recursive)]
         else:
-            raise ValueError(f'input {path}: unknown file type; images: {IMAGE_EXTENSIONS}, '
-                             f'videos: {VIDEO_EXTENSIONS}')
-    return sources
+            collected.append(_file_source(os.fspath(item)))
+    _make_names_unique(collected)
+    return [source for source, _ in collected]
 
 
-def _folder_sources(folder: str) -> List[Source]:
+def _file_source(path: str) -> Tuple[Source, str]:
+    if not osp.exists(path):
+        raise FileNotFoundError(f'input {path} does not exist')
+    name = _without_extension(osp.basename(path))
+    if _kind_of(path) == 'video':
+        return Source('video', name, name, path=path), ''
+    if _kind_of(path) == 'image':
+        return Source('image', name, 'images', path=path), 'images'
+    raise ValueError(f'input {path}: unknown file type; images: {IMAGE_EXTENSIONS}, videos and GIFs: '
+                     f'{VIDEO_EXTENSIONS}')
+
+
+def _folder_sources(folder: str, recursive: bool) -> List[Source]:
     group = osp.basename(osp.normpath(folder)) or 'images'
     sources = []
-    for entry in sorted(os.listdir(folder)):
-        path = osp.join(folder, entry)
+    for relative in _folder_files(folder, recursive):
+        path = osp.join(folder, relative)
         kind = _kind_of(path)
+        name = _without_extension(relative).replace(os.sep, '/')
         if kind == 'image':
-            sources.append(Source('image', _stem(path), group, path=path))
+            sources.append(Source('image', name, group, path=path))
         elif kind == 'video':
-            sources.append(Source('video', _stem(path), _stem(path), path=path))
+            sources.append(Source('video', name, name, path=path))
     if not sources:
-        raise ValueError(f'folder {folder} has no images ({IMAGE_EXTENSIONS}) or videos ({VIDEO_EXTENSIONS})')
+        where = 'or its sub-folders ' if recursive else ''
+        hint = '' if recursive else '; --recursive also looks in sub-folders'
+        raise ValueError(f'folder {folder} {where}has no images ({IMAGE_EXTENSIONS}) or videos '
+                         f'({VIDEO_EXTENSIONS}){hint}')
     return sources
+
+
+def _folder_files(folder: str, recursive: bool) -> List[str]:
+    """Visible files of a folder (relative paths, sorted; sub-folders too when ``recursive``)."""
+    if not recursive:
+        return sorted(e for e in os.listdir(folder) if not e.startswith('.') and osp.isfile(osp.join(folder, e)))
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith('.')]
+        found += [osp.relpath(osp.join(root, f), folder) for f in files if not f.startswith('.')]
+    return sorted(found, key=lambda p: p.split(os.sep))
+
+
+def _make_names_unique(collected: List[Tuple[Source, str]]) -> None:
+    """Suffix ``_2``, ``_3``... to a name an earlier source already uses, and to a group name an earlier folder (or
+    video, or the loose images) already uses. Names compare case-insensitively, as on macOS and Windows disks."""
+    names: Dict[str, str] = {}
+    for source, _ in collected:
+        name = _unused(source.name, names)
+        if name != source.name:
+            logger.warning('%s: output name %r is already used by %s; its outputs are named %r', source.path,
+                           source.name, names[source.name.casefold()], name)
+        names[name.casefold()] = source.path or name
+        source.name = name
+    group_of: Dict[str, str] = {}  # what a group stands for -> its name
+    used: Dict[str, str] = {}  # casefolded group name -> what it stands for
+    for source, origin in collected:
+        if source.kind == 'video':
+            source.group, origin = source.name, 'video:' + source.name
+        if origin not in group_of:
+            group_of[origin] = _unused(source.group, used)
+            used[group_of[origin].casefold()] = origin
+        source.group = group_of[origin]
+
+
+def _unused(name: str, taken: Dict[str, str]) -> str:
+    candidate, number = name, 1
+    while candidate.casefold() in taken:
+        number += 1
+        candidate = f'{name}_{number}'
+    return candidate

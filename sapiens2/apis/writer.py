@@ -12,11 +12,15 @@ from .tasks.base import BaseInferenceTask
 
 
 class ResultWriter:
-    """Lay out results under ``out_dir/<task>/``.
+    """Lay out results under ``out_dir/<task>/`` by each source's name (unique per call, see
+    :func:`~sapiens2.apis.inputs.collect_sources`; ``sub/x`` for a file in a sub-folder of a folder input):
 
     * image ``x.jpg``: ``<task>/x.png`` (picture) and the task's raw files ``<task>/x*`` (e.g. ``x_seg.npy``);
-    * video ``v.mp4``: ``<task>/v.mp4`` (pictures as a video) and raw files ``<task>/v/v_000000*`` per frame;
+    * video or GIF ``v.mp4``: ``<task>/v.mp4`` (pictures as a video) and raw files ``<task>/v/v_000000*`` per frame;
     * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``.
+
+    Two results are never written under the same name in one run: a second claim of a name raises ``ValueError``
+    before anything is overwritten.
     """
 
     def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
@@ -26,30 +30,46 @@ class ResultWriter:
         self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
         self.records: Dict[Tuple[str, str], List[dict]] = defaultdict(list)
         self.written: List[str] = []
+        self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
         for task in self.tasks:
             os.makedirs(osp.join(out_dir, task.name), exist_ok=True)
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
-        stem = source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
+        frame = source.frame_name(index)
+        if source.kind == 'video':
+            folder, stem = source.name, f'{osp.basename(source.name)}_{index:06d}'
+        else:
+            folder, stem = osp.dirname(source.name), osp.basename(source.name)
         for task in self.tasks:
             task_dir = osp.join(self.out_dir, task.name)
             result = results[task.name]
-            if self.save_pred:
-                pred_dir = osp.join(task_dir, source.name) if source.kind == 'video' else task_dir
+            if self.save_pred and _has_raw_files(task):
+                pred_dir = osp.join(task_dir, folder)
+                self._claim(osp.join(pred_dir, stem), frame)
                 os.makedirs(pred_dir, exist_ok=True)
                 self.written += task.save(image, result, pred_dir, stem, results)
             if self.save_vis:
-                self._add_picture(task, source, stem, task.visualize(image, result, results))
+                self._add_picture(task, source, frame, task.visualize(image, result, results))
             if self.save_pred and _has_group_file(task):
                 height, width = image.shape[:2]
                 self.records[(task.name, source.group)].append(
-                    dict(image_name=stem, image_size=[width, height], result=result))
+                    dict(image_name=frame, image_size=[width, height], result=result))
 
-    def _add_picture(self, task: BaseInferenceTask, source: Source, stem: str, picture: np.ndarray) -> None:
+    def _claim(self, stem: str, frame: str) -> None:
+        """Reserve an output path or file stem for ``frame``; a second claim raises (case-insensitive)."""
+        key = osp.normcase(osp.abspath(stem)).casefold()
+        if key in self._claimed:
+            raise ValueError(f'{frame} and {self._claimed[key]} would both write {stem}*; give inputs distinct '
+                             'names (collect_sources makes the names of one call unique)')
+        self._claimed[key] = frame
+
+    def _add_picture(self, task: BaseInferenceTask, source: Source, frame: str, picture: np.ndarray) -> None:
         task_dir = osp.join(self.out_dir, task.name)
         if source.kind != 'video':
-            path = osp.join(task_dir, stem + '.png')
+            path = osp.join(task_dir, frame + '.png')
+            self._claim(path, frame)
+            os.makedirs(osp.dirname(path), exist_ok=True)
             if not cv2.imwrite(path, picture):
                 raise OSError(f'cannot write {path}')
             self.written.append(path)
@@ -57,6 +77,8 @@ class ResultWriter:
         key = (task.name, source.name)
         if key not in self.videos:
             path = osp.join(task_dir, source.name + '.mp4')
+            self._claim(path, source.name)
+            os.makedirs(osp.dirname(path), exist_ok=True)
             height, width = picture.shape[:2]
             self.videos[key] = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*'mp4v'), source.fps, (width, height))
             if not self.videos[key].isOpened():
@@ -83,6 +105,10 @@ class ResultWriter:
                 self.written.append(path)
         self.records.clear()
         return self.written
+
+
+def _has_raw_files(task: BaseInferenceTask) -> bool:
+    return type(task).save is not BaseInferenceTask.save
 
 
 def _has_group_file(task: BaseInferenceTask) -> bool:

@@ -62,7 +62,7 @@ def _blur_at(maps: Tensor, map_idx: Tensor, ys: Tensor, xs: Tensor, kernel: Tens
     xx = xs[..., None, None] + off[None, :]
     inside = (yy >= 0) & (yy < H) & (xx >= 0) & (xx < W)
     flat = (map_idx[..., None, None] * H + yy.clamp(0, H - 1)) * W + xx.clamp(0, W - 1)
-    window = maps.reshape(-1)[flat] * inside
+    window = torch.take(maps, flat) * inside
     return torch.einsum('...ij,i,j->...', window, kernel, kernel)
 
 
@@ -95,11 +95,13 @@ def _blur_stencil(maps: Tensor, locs: Tensor, kernel: Tensor) -> Tensor:
     off = torch.arange(-r - 1, r + 2, device=device)
     yy, xx = y[..., None] + off, x[..., None] + off
     base = torch.arange(N * K, device=device).view(N, K) * (H * W)
-    flat = (base[..., None, None] + yy.clamp(0, H - 1)[..., :, None] * W + xx.clamp(0, W - 1)[..., None, :])
-    inside = ((yy >= 0) & (yy < H))[..., :, None] & ((xx >= 0) & (xx < W))[..., None, :]
-    patch = maps.reshape(-1)[flat] * inside
+    rows = base[..., None] + yy.clamp(0, H - 1) * W
+    patch = torch.take(maps, rows[..., :, None] + xx.clamp(0, W - 1)[..., None, :])
     band = _banded(off.numel(), kernel)[r:r + 3]  # rows of the 3 centre offsets -1, 0, 1
-    blurred = band @ patch @ band.T  # (N, K, 3, 3), indexed [dy + 1, dx + 1]
+    # Zero padding: pixels outside the map get weight 0 (their clamped look-ups are ignored).
+    band_y = band * ((yy >= 0) & (yy < H)).to(band.dtype)[..., None, :]
+    band_x = band * ((xx >= 0) & (xx < W)).to(band.dtype)[..., None, :]
+    blurred = band_y @ patch @ band_x.transpose(-1, -2)  # (N, K, 3, 3), indexed [dy + 1, dx + 1]
     dx = torch.tensor(STENCIL_DX, device=device)
     dy = torch.tensor(STENCIL_DY, device=device)
     ox = (x[..., None] + dx).clamp(0, W - 1) - x[..., None] + 1
@@ -151,7 +153,7 @@ def refine_dark_udp(heatmaps: Tensor, locs: Tensor, vals: Tensor, blur_kernel_si
         blurred[n, k], map_idx[n, k] = _blur_wrapped(maps, n, k, K, kernel)
 
     # Without clipping, mmpose's per-map rescaling adds the same log constant to all 7 values and cancels.
-    safe = ~invalid & (vals <= CLIP_MAX) & (blurred >= CLIP_MIN).all(-1)
+    safe = ~invalid & (vals <= CLIP_MAX) & (blurred.amin(-1) >= CLIP_MIN)
     logv = blurred.clamp_min(CLIP_MIN).log()
     if not bool(safe.all()):
         need = map_idx[~safe].unique()

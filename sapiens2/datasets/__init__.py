@@ -1,5 +1,6 @@
 """Dataset readers, transforms and the SynthHumans renderer (needs mmcv; pose needs mmpose, seg mmseg)."""
 from sapiens2.utils.optional import is_installed
+
 from . import transforms  # noqa: F401  (dense transforms: Letterbox, PackDenseInputs, ...)
 from .dense_dir_dataset import DenseDirDataset  # noqa: F401
 from .synthhumans import ensure_synthhumans, generate_synthhumans, render_scene  # noqa: F401

@@ -184,9 +184,9 @@ def _export_onnx_fp32_rope(module: nn.Module, example: Tensor, check: Tensor, ea
         float((a - b).abs().max()) for a, b in zip(eager, eager_fp32))
     return path, report
 
-def build_for_export(config: str, checkpoint: Optional[str]) -> Tuple[nn.Module, Tuple[int, int]]:
-    """A config's model on the CPU (fp32) and its input size (H, W)."""
-    from sapiens2.apis.builder import init_model
-    from sapiens2.apis.tasks.dense import model_input_size
-    model = init_model(config, checkpoint, device='cpu')
+def build_for_export(config: str, checkpoint: Optional[str],
+                     trust_checkpoint: Optional[bool] = None) -> Tuple[nn.Module, Tuple[int, int]]:
+    """A config's model on the CPU (fp32) and its input size (H, W); ``trust_checkpoint`` as in ``init_model``."""
+    from sapiens2.apis.builder import init_model, model_input_size
+    model = init_model(config, checkpoint, device='cpu', trust_checkpoint=trust_checkpoint)
     return model, model_input_size(model.cfg)

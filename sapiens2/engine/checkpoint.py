@@ -1,59 +1,310 @@
-"""Checkpoint I/O: official .safetensors and MMEngine .pth files, strict by default.
+"""The one checkpoint loader: every checkpoint sapiens2 or MMEngine reads goes through :func:`read_checkpoint_file`.
 
-Handles bare pretrain keys, ``backbone.``/``decode_head.`` task keys, the ``state_dict``/``model``/``teacher``
-wrappers the official backbone loader accepts, MMEngine training checkpoints, and the ``decode_head.`` -> ``head.``
-renaming that mmpose's estimators need.
+Formats: official ``.safetensors`` files (bare pretrain keys or ``backbone.``/``decode_head.`` task keys, with an
+optional JSON ``meta``) and torch files (MMEngine training checkpoints, ``{'state_dict'|'model'|'teacher': ...}``
+wrappers or bare state dicts). The policy (docs/checkpoints.md):
+
+* **safe**: torch files load with ``weights_only=True``; only tensors, containers and what MMEngine's own training
+  checkpoints hold (:func:`safe_globals`) are allowed. Anything else raises :class:`UnsafeCheckpointError` unless
+  the checkpoint is trusted (``trust_checkpoint=True``, :func:`trusted_checkpoints`, ``--trust-checkpoint``,
+  ``trust_checkpoint = True`` in a config; :func:`set_checkpoint_policy`), which loads it with
+  ``weights_only=False`` and a warning;
+* **strict**: :func:`load_model_weights` raises :class:`CheckpointMismatchError` on any missing, unexpected or
+  shape-mismatched key unless ``strict=False``;
+* **finite**: NaN/Inf weights raise :class:`NonFiniteWeightsError` naming the tensors unless
+  ``allow_non_finite_weights=True`` (argument, ``init_cfg`` key or config key);
+* **schemes**: :func:`register_checkpoint_scheme` maps a URI prefix (``hf://``...) to a function returning a local
+  file, for this loader and MMEngine's ``CheckpointLoader`` alike.
 """
+import contextlib
+import json
+import logging
 import os
 import os.path as osp
+import pickle
 import re
 import tempfile
+import warnings
 from collections import OrderedDict
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import torch
-from mmengine.logging import MMLogger
+from mmengine.logging import MMLogger, print_log
 from torch import nn
 
+from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+
 StateDict = Dict[str, torch.Tensor]
+MapLocation = Union[str, torch.device, Callable, None]
 _MAX_LISTED_KEYS = 20
+_MAX_LISTED_NON_FINITE = 10
+SAFETENSORS_META_KEY = 'meta'
+TRUST_HINT = ('If you made this file or trust where it comes from, load it with trust_checkpoint=True (Python), '
+              '--trust-checkpoint (tools/train.py, tools/test.py, tools/convert_checkpoint.py, sapiens2-infer, '
+              'tools/deploy/export.py) or `trust_checkpoint = True` in the config: that runs the code the file '
+              'contains. Converting it once with `tools/convert_checkpoint.py --trust-checkpoint SRC DST.safetensors` '
+              'gives a file that needs no trust.')
+
+TRUST_CHECKPOINT_HELP = ('load torch checkpoints that hold more than weights (weights_only=False, with a warning): '
+                         'this runs any code the file contains, so only for files you made or trust')
 
 
 class CheckpointMismatchError(RuntimeError):
     """The checkpoint's keys or shapes do not match the model."""
 
 
-def _read_safetensors(path: str) -> StateDict:
-    from safetensors import SafetensorError
+class UnsafeCheckpointError(RuntimeError):
+    """A torch checkpoint holds Python objects whose unpickling could run code, and it is not trusted."""
+
+
+class CheckpointContentError(ValueError):
+    """A checkpoint file is readable but holds something other than a checkpoint (a list, a string, a module...)."""
+
+
+class NonFiniteWeightsError(ValueError):
+    """Weights about to be loaded into a model hold NaN or Inf values."""
+
+
+# ------------------------------------------------------------------------------------------------- safe loading
+def _numpy_globals() -> List[Union[Callable, Tuple[Callable, str]]]:
+    from numpy import dtypes
+    from numpy._core import multiarray
+    dtype_classes = [getattr(dtypes, name) for name in dir(dtypes) if name.endswith('DType')]
+    return [
+        multiarray._reconstruct, multiarray.scalar, np.ndarray, np.dtype, *dtype_classes,
+        # the module paths numpy 1.x wrote into checkpoints
+        (multiarray._reconstruct, 'numpy.core.multiarray._reconstruct'),
+        (multiarray.scalar, 'numpy.core.multiarray.scalar'),
+    ]
+
+
+def safe_globals() -> List[Union[Callable, Tuple[Callable, str]]]:
+    """What ``weights_only=True`` loading allows beyond torch's defaults: exactly what MMEngine's own training
+    checkpoints hold (numpy arrays, dtypes and scalars in ``meta`` and the message hub; the message hub's
+    ``HistoryBuffer``, pickled without its statistics methods by a sapiens2 adaptation)."""
+    from mmengine.logging import HistoryBuffer
+    return [*_numpy_globals(), HistoryBuffer]
+
+
+_POLICY = dict(trust_checkpoint=False, allow_non_finite_weights=False)
+POLICY_KEYS = tuple(_POLICY)
+
+
+def set_checkpoint_policy(trust_checkpoint: Optional[bool] = None,
+                          allow_non_finite_weights: Optional[bool] = None) -> dict:
+    """Sets what this process accepts from checkpoint files (None leaves a setting as it is); returns the previous
+    settings. ``trust_checkpoint``: torch files needing more than :func:`safe_globals` load with
+    ``weights_only=False`` and a warning (unpickling runs any code they contain). ``allow_non_finite_weights``:
+    NaN/Inf weights load with a warning instead of failing."""
+    previous = dict(_POLICY)
+    for key, value in (('trust_checkpoint', trust_checkpoint), ('allow_non_finite_weights', allow_non_finite_weights)):
+        if value is not None:
+            _POLICY[key] = bool(value)
+    return previous
+
+
+@contextlib.contextmanager
+def trusted_checkpoints(trusted: bool = True) -> Iterator[None]:
+    """Within the block, checkpoints are trusted (or not), see :func:`set_checkpoint_policy`."""
+    previous = set_checkpoint_policy(trust_checkpoint=trusted)
+    try:
+        yield
+    finally:
+        set_checkpoint_policy(**previous)
+
+
+def apply_config_checkpoint_policy(cfg: Mapping) -> None:
+    """Applies a config's top-level ``trust_checkpoint`` / ``allow_non_finite_weights`` keys (when present) to the
+    process (:func:`set_checkpoint_policy`); called when the tools build a runner."""
+    settings = {key: bool(cfg[key]) for key in POLICY_KEYS if cfg.get(key) is not None}
+    if settings.get('trust_checkpoint') and not _POLICY['trust_checkpoint']:
+        warnings.warn('trust_checkpoint is set: torch checkpoint files that hold more than weights load with '
+                      'weights_only=False, which runs any code they contain. Only use files you made or trust.',
+                      stacklevel=2)
+    set_checkpoint_policy(**settings)
+
+
+def _unsafe_globals(path: str) -> List[str]:
+    try:
+        return sorted(torch.serialization.get_unsafe_globals_in_checkpoint(path))
+    except Exception:  # legacy (non-zip) or unreadable files: the caller reports torch's own error
+        return []
+
+
+def _describe_unsafe(path: str, unsafe: List[str], err: Exception) -> str:
+    found = (f'pickle globals {", ".join(unsafe)}' if unsafe else
+             f'objects torch\'s weights_only loader refuses (or the file is corrupt; torch: {err})')
+    hint = (' (builtins.getattr usually comes from the message hub of a checkpoint saved by MMEngine without '
+            'sapiens2, which pickles HistoryBuffer methods)') if 'builtins.getattr' in unsafe else ''
+    return (f'{path} is not loaded: it holds {found}{hint}, and unpickling those can run arbitrary code. sapiens2 '
+            f'loads torch files with weights_only=True, allowing tensors, containers, numpy values and MMEngine\'s '
+            f'HistoryBuffer only. {TRUST_HINT}')
+
+
+def _torch_load(path: str, map_location: MapLocation, trusted: bool) -> Any:
+    allowed = [g for g in safe_globals() if g not in torch.serialization.get_safe_globals()]
+    try:
+        with torch.serialization.safe_globals(allowed):
+            return torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as err:
+        with torch.serialization.safe_globals(allowed):
+            unsafe = _unsafe_globals(path)
+        if not trusted:
+            raise UnsafeCheckpointError(_describe_unsafe(path, unsafe, err)) from None
+        warnings.warn(f'Loading {path} with weights_only=False because it is trusted: it holds '
+                      f'{", ".join(unsafe) or "objects weights_only refuses"}, and unpickling runs any code the file '
+                      f'contains.', stacklevel=3)
+    return torch.load(path, map_location=map_location, weights_only=False)
+
+
+# ------------------------------------------------------------------------------------------------------ schemes
+_SCHEMES: Dict[str, Callable[[str], str]] = {}
+
+
+def register_checkpoint_scheme(prefix: str, resolve: Callable[[str], str], force: bool = False) -> None:
+    """Make checkpoint names starting with ``prefix`` (e.g. ``'hf://'``) loadable everywhere: ``resolve(name)``
+    returns the path of a local file (downloading or locating it), which is then read as any local checkpoint.
+
+    The longest matching prefix wins; ``''`` matches every name that is not an existing file (model aliases), and an
+    existing local file always wins over every scheme. A non-empty prefix is also registered with MMEngine's
+    ``CheckpointLoader`` (``load_from``, ``init_cfg``, mmpose/mmseg ``init_model``); its local scheme resolves names
+    through :func:`resolve_checkpoint_path` (:mod:`sapiens2.adaptations`).
+    """
+    if prefix in _SCHEMES and not force:
+        raise KeyError(f'Checkpoint scheme {prefix!r} is already registered; pass force=True to replace it.')
+    _SCHEMES[prefix] = resolve
+    if not prefix:
+        return
+    from mmengine.runner.checkpoint import CheckpointLoader
+
+    def load_from_scheme(filename: str, map_location: MapLocation = None) -> dict:
+        return read_checkpoint_file(filename, map_location or 'cpu')
+
+    CheckpointLoader.register_scheme(prefixes=re.escape(prefix), loader=load_from_scheme, force=True)
+
+
+def resolve_checkpoint_path(name: str) -> str:
+    """The local file of a checkpoint name: an existing file as it is, else the file of the longest registered
+    scheme prefix it starts with, else the name itself (with ``~`` expanded)."""
+    name = str(name)
+    path = osp.expanduser(name)
+    if osp.isfile(path):
+        return path
+    for prefix in sorted(_SCHEMES, key=len, reverse=True):
+        if name.startswith(prefix):
+            resolved = _SCHEMES[prefix](name)
+            if not isinstance(resolved, (str, os.PathLike)):
+                raise TypeError(f'The resolver of checkpoint scheme {prefix!r} returned {type(resolved).__name__} '
+                                f'for {name}; it must return a local file path.')
+            return osp.expanduser(os.fspath(resolved))
+    return path
+
+
+# ------------------------------------------------------------------------------------------------------ reading
+def _meta_to_json(meta: Mapping) -> str:
+    def encode(value):
+        if isinstance(value, np.ndarray):
+            return {'__ndarray__': value.tolist(), 'dtype': str(value.dtype)}
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, torch.Tensor):
+            return {'__ndarray__': value.tolist(), 'dtype': str(value.numpy(force=True).dtype)}
+        raise TypeError(f'{type(value).__name__} is not JSON serialisable')
+
+    return json.dumps(dict(meta), default=encode)
+
+
+def _meta_from_json(text: str) -> dict:
+    def decode(obj: dict):
+        return np.array(obj['__ndarray__'], dtype=obj['dtype']) if set(obj) == {'__ndarray__', 'dtype'} else obj
+
+    return json.loads(text, object_hook=decode)
+
+
+def serialisable_meta(meta: Optional[Mapping]) -> dict:
+    """The entries of a checkpoint ``meta`` that a ``.safetensors`` file can carry (JSON, numpy arrays tagged);
+    entries that cannot be encoded are dropped with a warning naming them."""
+    kept, dropped = {}, []
+    for key, value in (meta or {}).items():
+        try:
+            _meta_to_json({key: value})
+        except (TypeError, ValueError):
+            dropped.append(str(key))
+        else:
+            kept[key] = value
+    if dropped:
+        warnings.warn(f'checkpoint meta entries {dropped} cannot be stored as JSON and are left out.', stacklevel=2)
+    return kept
+
+
+def _read_safetensors(path: str) -> dict:
+    from safetensors import SafetensorError, safe_open
     from safetensors.torch import load_file
     try:
-        return load_file(path)
+        state_dict = load_file(path)
+        with safe_open(path, framework='pt') as f:
+            metadata = f.metadata() or {}
     except (SafetensorError, OSError, ValueError) as err:
         raise ValueError(f'{path} is not a readable .safetensors file ({err}); the file may be truncated or '
                          f'corrupt: download or export it again.') from err
+    meta = {}
+    if SAFETENSORS_META_KEY in metadata:
+        try:
+            meta = _meta_from_json(metadata[SAFETENSORS_META_KEY])
+        except (ValueError, TypeError) as err:
+            raise ValueError(f'{path}: the {SAFETENSORS_META_KEY!r} metadata is not valid JSON ({err}); rewrite it '
+                             f'with sapiens2.engine.save_weights.') from err
+    return {'state_dict': state_dict, 'meta': meta}
 
 
-def read_checkpoint_file(path: str, map_location: Union[str, torch.device] = 'cpu') -> dict:
-    """Reads a checkpoint file as a dict: .safetensors -> its tensors, anything else -> ``torch.load``.
+def _describe(obj: Any) -> str:
+    if isinstance(obj, torch.Tensor):
+        return f'a single tensor of shape {tuple(obj.shape)}'
+    if isinstance(obj, (list, tuple)):
+        return f'a {type(obj).__name__} of {len(obj)} items'
+    if isinstance(obj, str):
+        return f'a string ({obj[:40]!r})'
+    if isinstance(obj, nn.Module):
+        return f'a whole {type(obj).__name__} module object'
+    return f'a {type(obj).__module__}.{type(obj).__name__}'
 
-    Torch files are read with ``weights_only=False`` because MMEngine's training checkpoints pickle Python objects
-    (message hub, history buffers); only load checkpoints you trust.
+
+def read_checkpoint_file(path: str,
+                         map_location: MapLocation = 'cpu',
+                         trust_checkpoint: Optional[bool] = None) -> dict:
+    """Reads a checkpoint file (or registered URI) as a dict.
+
+    ``.safetensors`` -> ``{'state_dict': tensors, 'meta': dict}`` (``meta`` from the file's JSON metadata, empty
+    when absent); anything else -> ``torch.load`` with ``weights_only=True`` and :func:`safe_globals`, unless
+    ``trust_checkpoint`` (default: the process setting, :func:`set_checkpoint_policy`).
     """
-    path = osp.expanduser(str(path))
+    path = resolve_checkpoint_path(path)
     if not osp.isfile(path):
-        raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file '
-                                f'(nothing is downloaded).')
+        raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file, a Hub '
+                                f'reference hf://org/repo[@revision][/<file>], or a model alias (`sapiens2 models` '
+                                f'lists them).')
     if path.endswith('.safetensors'):
         return _read_safetensors(path)
+    trusted = _POLICY['trust_checkpoint'] if trust_checkpoint is None else bool(trust_checkpoint)
     try:
-        return torch.load(path, map_location=map_location, weights_only=False)
+        checkpoint = _torch_load(path, map_location, trusted)
+    except UnsafeCheckpointError:
+        raise
     except Exception as err:  # torch raises many types for truncated/corrupt files
         raise ValueError(f'{path} could not be read as a torch checkpoint ({type(err).__name__}: {err}); '
                          f'the file may be truncated or corrupt.') from err
+    if not isinstance(checkpoint, Mapping):
+        raise CheckpointContentError(
+            f'{path} holds {_describe(checkpoint)}, not a checkpoint: expected a dict of tensors (a state dict, '
+            f"torch.save(model.state_dict(), ...)) or an MMEngine checkpoint {{'state_dict': ..., 'meta': ...}}.")
+    return checkpoint
 
 
-def extract_state_dict(checkpoint: Mapping) -> StateDict:
+def extract_state_dict(checkpoint: Mapping, source: str = 'the checkpoint') -> StateDict:
     """Unwraps ``state_dict``, then ``model``, then ``teacher`` (stripping its ``backbone.`` prefix)."""
+    if not isinstance(checkpoint, Mapping):
+        raise CheckpointContentError(f'{source} is {_describe(checkpoint)}; expected a dict of tensors.')
     for key in ('state_dict', 'model'):
         if key in checkpoint and isinstance(checkpoint[key], Mapping):
             checkpoint = checkpoint[key]
@@ -63,33 +314,45 @@ def extract_state_dict(checkpoint: Mapping) -> StateDict:
             checkpoint = OrderedDict((re.sub(r'^backbone\.', '', k), v) for k, v in checkpoint['teacher'].items())
     bad = [k for k, v in checkpoint.items() if not isinstance(v, torch.Tensor)]
     if bad:
-        raise ValueError(f'The checkpoint holds non-tensor entries {bad[:5]}; expected a state dict of tensors.')
+        raise CheckpointContentError(f'{source} holds non-tensor entries {bad[:5]}; expected a state dict of tensors '
+                                     f"(or an MMEngine checkpoint with one under 'state_dict').")
     return OrderedDict(checkpoint)
 
 
-def load_weights(path: str, map_location: Union[str, torch.device] = 'cpu') -> StateDict:
+def load_weights(path: str, map_location: MapLocation = 'cpu',
+                 trust_checkpoint: Optional[bool] = None) -> StateDict:
     """Reads the state dict of any supported checkpoint file."""
-    return extract_state_dict(read_checkpoint_file(path, map_location))
+    return extract_state_dict(read_checkpoint_file(path, map_location, trust_checkpoint), str(path))
 
 
-def save_weights(state_dict: Mapping[str, torch.Tensor], path: str) -> None:
-    """Writes a state dict atomically: ``.safetensors`` by suffix, otherwise a torch file ``{'state_dict': ...}``."""
+# ------------------------------------------------------------------------------------------------------ writing
+def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Optional[Mapping] = None) -> None:
+    """Writes a state dict atomically: ``.safetensors`` by suffix (``meta`` as JSON metadata), otherwise a torch
+    file ``{'state_dict': ..., 'meta': ...}``. ``meta`` is e.g. ``{'dataset_meta': model.dataset_meta}``; numpy
+    arrays in it round-trip."""
     path = osp.expanduser(str(path))
+    meta = dict(meta or {})
     os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=osp.dirname(osp.abspath(path)), suffix='.tmp')
     os.close(fd)
     try:
         if path.endswith('.safetensors'):
             from safetensors.torch import save_file
-            save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp)
+            try:
+                metadata = {SAFETENSORS_META_KEY: _meta_to_json(meta)} if meta else None
+            except TypeError as err:
+                raise TypeError(f'meta for {path} cannot be stored as JSON ({err}); pass only str/number/list/dict/'
+                                f'numpy values (sapiens2.engine.checkpoint.serialisable_meta filters it).') from err
+            save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp, metadata=metadata)
         else:
-            torch.save({'state_dict': OrderedDict(state_dict)}, tmp)
+            torch.save({'state_dict': OrderedDict(state_dict), 'meta': meta}, tmp)
         os.replace(tmp, path)
     finally:
         if osp.exists(tmp):
             os.remove(tmp)
 
 
+# ------------------------------------------------------------------------------------------------ loading into
 def adapt_keys(state_dict: StateDict, model: nn.Module, prefix: Optional[str] = None) -> StateDict:
     """Maps checkpoint keys to the model's naming.
 
@@ -116,32 +379,72 @@ def _listing(title: str, keys: List[str]) -> str:
 
 def compare_keys(model: nn.Module, state_dict: StateDict) -> Tuple[List[str], List[str], List[str]]:
     """Returns the (missing, unexpected, shape-mismatched) keys of ``state_dict`` against ``model``."""
-    own = model.state_dict()
-    missing = [k for k in own if k not in state_dict]
-    unexpected = [k for k in state_dict if k not in own]
-    mismatched = [k for k, v in state_dict.items() if k in own and tuple(v.shape) != tuple(own[k].shape)]
+    return _compare(_expected_shapes(model), state_dict)
+
+
+def _expected_shapes(model: nn.Module) -> Dict[str, Optional[tuple]]:
+    return {k: tuple(v.shape) for k, v in model.state_dict().items()}
+
+
+def _compare(expected: Mapping[str, Optional[tuple]],
+             state_dict: StateDict) -> Tuple[List[str], List[str], List[str]]:
+    missing = [k for k in expected if k not in state_dict]
+    unexpected = [k for k in state_dict if k not in expected]
+    mismatched = [k for k, v in state_dict.items()
+                  if expected.get(k) is not None and tuple(v.shape) != tuple(expected[k])]
     return missing, unexpected, mismatched
 
 
-def load_model_weights(model: nn.Module,
-                       checkpoint: Union[str, Mapping[str, torch.Tensor]],
+def non_finite_tensors(state_dict: StateDict) -> List[Tuple[str, int, int]]:
+    """(key, non-finite count, numel) of every floating-point tensor holding NaN or Inf (meta tensors skipped)."""
+    found = []
+    for key, value in state_dict.items():
+        if not (value.is_floating_point() or value.is_complex()) or value.is_meta or value.numel() == 0:
+            continue
+        finite = torch.isfinite(value if value.dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+                                else value.float())
+        if not bool(finite.all()):
+            found.append((key, int((~finite).sum()), value.numel()))
+    return found
+
+
+def check_finite(state_dict: StateDict, source: str, allow_non_finite_weights: Optional[bool] = None) -> None:
+    """Raises :class:`NonFiniteWeightsError` naming up to 10 tensors with NaN/Inf values (or warns, when
+    ``allow_non_finite_weights``; default: the process setting, :func:`set_checkpoint_policy`)."""
+    found = non_finite_tensors(state_dict)
+    if not found:
+        return
+    if allow_non_finite_weights is None:
+        allow_non_finite_weights = _POLICY['allow_non_finite_weights']
+    shown = ', '.join(f'{k} ({bad}/{n})' for k, bad, n in found[:_MAX_LISTED_NON_FINITE])
+    more = f' ... and {len(found) - _MAX_LISTED_NON_FINITE} more' if len(found) > _MAX_LISTED_NON_FINITE else ''
+    message = f'{source} holds NaN/Inf weights in {len(found)} tensor(s) (non-finite/total values): {shown}{more}'
+    if allow_non_finite_weights:
+        MMLogger.get_current_instance().warning(message + '; loaded anyway (allow_non_finite_weights=True).')
+        return
+    raise NonFiniteWeightsError(
+        message + '.\nA model with these weights gives NaN outputs; the run that saved them probably diverged: use '
+        'an earlier checkpoint. To load it anyway, pass allow_non_finite_weights=True (Python, init_cfg) or set '
+        '`allow_non_finite_weights = True` in the config.')
+
+
+def prepare_state_dict(state_dict: StateDict,
+                       model: nn.Module,
+                       expected: Mapping[str, Optional[tuple]],
+                       source: str,
                        strict: bool = True,
                        prefix: Optional[str] = None,
-                       map_location: Union[str, torch.device] = 'cpu') -> Tuple[List[str], List[str]]:
-    """Loads a checkpoint file or state dict into ``model``.
+                       allow_non_finite_weights: Optional[bool] = None) -> Tuple[StateDict, List[str], List[str]]:
+    """Adapts the keys of ``state_dict`` to ``model`` and checks it against the ``expected`` key -> shape (None:
+    unknown) mapping: the policy of :func:`load_model_weights`, shared with the FSDP strategy.
 
-    Strict by default: any missing, unexpected or shape-mismatched key raises :class:`CheckpointMismatchError`
-    listing them. With ``strict=False`` the matching tensors are loaded, the rest is logged, and
-    (missing, unexpected) is returned.
+    Returns (state dict to load, missing keys, unexpected keys).
     """
-    source = checkpoint if isinstance(checkpoint, str) else 'the given state dict'
-    state_dict = load_weights(checkpoint, map_location) if isinstance(checkpoint, str) \
-        else extract_state_dict(checkpoint)
     state_dict = adapt_keys(state_dict, model, prefix)
-    missing, unexpected, mismatched = compare_keys(model, state_dict)
+    check_finite(state_dict, source, allow_non_finite_weights)
+    missing, unexpected, mismatched = _compare(expected, state_dict)
     if missing or unexpected or mismatched:
-        own = model.state_dict()
-        shapes = [f'{k} (checkpoint {tuple(state_dict[k].shape)} vs model {tuple(own[k].shape)})' for k in mismatched]
+        shapes = [f'{k} (checkpoint {tuple(state_dict[k].shape)} vs model {tuple(expected[k])})' for k in mismatched]
         message = (f'Checkpoint {source} does not match {type(model).__name__}:' + _listing('missing', missing) +
                    _listing('unexpected', unexpected) + _listing('shape mismatch', shapes))
         if strict:
@@ -150,18 +453,135 @@ def load_model_weights(model: nn.Module,
                 'strict=False (init_cfg=dict(..., strict=False) or `load_strict = False` in the config).')
         MMLogger.get_current_instance().warning(message)
         state_dict = OrderedDict((k, v) for k, v in state_dict.items() if k not in unexpected and k not in mismatched)
+    return state_dict, missing, unexpected
+
+
+def load_model_weights(model: nn.Module,
+                       checkpoint: Union[str, Mapping[str, torch.Tensor]],
+                       strict: bool = True,
+                       prefix: Optional[str] = None,
+                       map_location: MapLocation = 'cpu',
+                       allow_non_finite_weights: Optional[bool] = None,
+                       trust_checkpoint: Optional[bool] = None,
+                       source: Optional[str] = None) -> Tuple[List[str], List[str]]:
+    """Loads a checkpoint file (or registered URI), checkpoint dict or state dict into ``model``.
+
+    A checkpoint from a Hub snapshot with a ``config.json`` is first checked against the model
+    (:func:`sapiens2.hub.config_check.check_model_fits_hub_config`). Strict by default: any missing, unexpected or
+    shape-mismatched key raises :class:`CheckpointMismatchError` listing them. With ``strict=False`` the matching
+    tensors are loaded, the rest is logged, and
+    (missing, unexpected) is returned. NaN/Inf weights raise :class:`NonFiniteWeightsError` unless
+    ``allow_non_finite_weights``; ``trust_checkpoint`` as in :func:`read_checkpoint_file` (both default to the
+    process settings, :func:`set_checkpoint_policy`). ``source`` names the checkpoint in errors (default: the path).
+    """
+    if isinstance(checkpoint, (str, os.PathLike)):
+        from sapiens2.hub.config_check import check_model_fits_hub_config
+        source = source or str(checkpoint)
+        path = resolve_checkpoint_path(checkpoint)
+        check_model_fits_hub_config(model, path)
+        state_dict = load_weights(path, map_location, trust_checkpoint)
+    else:
+        source = source or 'the given state dict'
+        state_dict = extract_state_dict(checkpoint, source)
+    state_dict, missing, unexpected = prepare_state_dict(state_dict, model, _expected_shapes(model), source, strict,
+                                                         prefix, allow_non_finite_weights)
     model.load_state_dict(state_dict, strict=False)
     return missing, unexpected
 
 
-def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = ()) -> StateDict:
-    """Converts between .safetensors and torch (.pth) checkpoints, keeping only the model weights.
+def contains_sapiens2(model: nn.Module) -> bool:
+    """Whether ``model`` has a :class:`~sapiens2.models.Sapiens2` backbone anywhere inside."""
+    from sapiens2.models.backbones.sapiens2 import Sapiens2
+    return any(isinstance(module, Sapiens2) for module in model.modules())
+
+
+def strict_load_checkpoint_for_sapiens2(upstream: Callable) -> Callable:
+    """MMEngine's ``load_checkpoint`` as mmpose's/mmseg's ``init_model`` and mmdet's ``init_detector`` call it, except
+    that models with a Sapiens2 backbone load strictly through :func:`load_model_weights` (``decode_head.`` ->
+    ``head.`` for mmpose estimators); other models go to ``upstream`` unchanged. Returns the checkpoint dict (its
+    ``meta`` gives ``dataset_meta``)."""
+
+    def load_checkpoint(model: nn.Module, filename: str, map_location: MapLocation = None, strict: bool = False,
+                        logger=None, revise_keys: list = [(r'^module\.', '')]) -> dict:
+        if not contains_sapiens2(model):
+            return upstream(model, filename, map_location, strict, logger, revise_keys)
+        from mmengine.runner.checkpoint import _load_checkpoint
+        checkpoint = _load_checkpoint(filename, map_location or 'cpu', logger)
+        state_dict = extract_state_dict(checkpoint, str(filename))
+        for pattern, replacement in revise_keys:
+            state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
+        load_model_weights(model, state_dict, strict=True, source=str(filename))
+        return checkpoint
+
+    load_checkpoint.__doc__ = strict_load_checkpoint_for_sapiens2.__doc__
+    return load_checkpoint
+
+
+def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = (),
+                       trust_checkpoint: Optional[bool] = None) -> StateDict:
+    """Converts between .safetensors and torch (.pth) checkpoints, keeping the model weights and the ``meta``
+    (e.g. ``dataset_meta``; entries a .safetensors file cannot carry are dropped with a warning).
 
     ``renames`` are (old prefix, new prefix) pairs applied to keys, e.g. ``('head.', 'decode_head.')`` to give a
     pose checkpoint trained with mmpose the official key layout. Tensors (and their dtypes) are kept bit-exact.
     """
-    state_dict = load_weights(src)
+    checkpoint = read_checkpoint_file(src, 'cpu', trust_checkpoint)
+    state_dict = extract_state_dict(checkpoint, src)
+    meta = checkpoint.get('meta') if isinstance(checkpoint.get('meta'), Mapping) else {}
     for old, new in renames:
         state_dict = OrderedDict((new + k[len(old):] if k.startswith(old) else k, v) for k, v in state_dict.items())
-    save_weights(state_dict, dst)
+    save_weights(state_dict, dst, serialisable_meta(meta) if dst.endswith('.safetensors') else meta)
     return state_dict
+
+
+# ------------------------------------------------------------------------------------------------------- remote
+def download_checkpoint(url: str, model_dir: Optional[str] = None, progress: bool = True, check_hash: bool = False,
+                        file_name: Optional[str] = None) -> str:
+    """Downloads ``url`` into the torch hub cache (``<hub dir>/checkpoints``, as ``torch.hub`` and MMEngine do)
+    unless it is there already, and returns the local path; reading it is left to :func:`read_checkpoint_file`."""
+    from urllib.parse import urlparse
+    model_dir = model_dir or osp.join(torch.hub.get_dir(), 'checkpoints')
+    os.makedirs(model_dir, exist_ok=True)
+    cached = osp.join(model_dir, file_name or osp.basename(urlparse(url).path))
+    if not osp.exists(cached):
+        match = torch.hub.HASH_REGEX.search(osp.basename(cached)) if check_hash else None
+        print_log(f'Downloading {url} to {cached}', logger='current')
+        torch.hub.download_url_to_file(url, cached, match.group(1) if match else None, progress=progress)
+    return cached
+
+
+# ------------------------------------------------------------------------------------------------------- resume
+def find_resume_checkpoint(work_dir: str) -> Optional[str]:
+    """The checkpoint ``--resume`` (without a path) continues from: the one the work dir's ``last_checkpoint``
+    record names, when it is complete.
+
+    No record: None (training starts from scratch, as in MMEngine). An empty record, one naming a file that does not
+    exist, or one naming a truncated or damaged checkpoint (:func:`~sapiens2.engine.checkpoint_integrity.
+    incomplete_reason`): the newest complete ``iter_*.pth``/``epoch_*.pth`` in the work dir, with a warning saying
+    so; if there is none, ``FileNotFoundError`` naming the record.
+    """
+    record = osp.join(work_dir, 'last_checkpoint')
+    if not osp.exists(record):
+        print_log('Did not find last_checkpoint to be resumed.', logger='current')
+        return None
+    with open(record) as f:
+        recorded = f.read().strip()
+    latest = next((c for c in (recorded, osp.join(work_dir, recorded)) if recorded and osp.isfile(c)), None)
+    if latest is None:
+        problem = f'{record} is empty' if not recorded else f'{record} names {recorded}, which does not exist'
+    else:
+        reason = incomplete_reason(latest)
+        if reason is None:
+            return latest
+        problem = f'the latest checkpoint {latest} is truncated or damaged ({reason})'
+    newest, skipped = newest_complete_checkpoint(work_dir, exclude=latest or '')
+    problem += ''.join(f', {path} too ({why})' for path, why in skipped)
+    if newest is None:
+        qualifier = 'other complete ' if latest else 'complete ' if skipped else ''
+        raise FileNotFoundError(
+            f'Cannot resume: {problem}, and {work_dir} holds no {qualifier}iter_*.pth or epoch_*.pth checkpoint. '
+            f'Give the checkpoint with --resume PATH, or train from scratch without --resume (remove {record}).')
+    again = ' (the iterations after it are trained again)' if latest else ''
+    print_log(f'{problem[:1].upper()}{problem[1:]}; resuming from the newest complete checkpoint in the work dir '
+              f'instead: {newest}{again}', logger='current', level=logging.WARNING)
+    return newest

@@ -6,6 +6,7 @@ from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exp
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.utils.config_check import check_config
 
 
@@ -24,7 +25,11 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) 
             raise FileNotFoundError(f'Config file {path} does not exist; give a config file or a packaged name '
                                     'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
                                     '(`sapiens2 configs` lists them).')
-        cfg = Config.fromfile(path)
+        try:
+            cfg = Config.fromfile(path)
+        except SyntaxError as err:
+            where = err.filename if osp.isfile(err.filename or '') else f'{path} (or one of its _base_ files)'
+            raise SyntaxError(f'config {where} is not valid Python: {err.msg}, line {err.lineno}') from err
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
     check_config(cfg)
@@ -40,9 +45,13 @@ def prepare_train_config(cfg: Config,
                          work_dir: Optional[str] = None,
                          resume: Optional[str] = None,
                          amp: bool = False,
-                         launcher: str = 'none') -> Config:
-    """Applies the train.py options. ``resume='auto'`` resumes from the latest checkpoint in the work dir."""
+                         launcher: str = 'none',
+                         trust_checkpoint: bool = False) -> Config:
+    """Applies the train.py options. ``resume='auto'`` resumes from the latest checkpoint in the work dir;
+    ``trust_checkpoint`` sets the config's ``trust_checkpoint`` (see docs/checkpoints.md)."""
     cfg.launcher = launcher
+    if trust_checkpoint:
+        cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     if amp:
         wrapper_type = cfg.optim_wrapper.get('type', 'OptimWrapper')
@@ -57,23 +66,107 @@ def prepare_train_config(cfg: Config,
     return cfg
 
 
+def test_style(cfg: Config) -> str:
+    """Which upstream ``tools/test.py`` a config's options follow: ``'pose'`` (mmpose scope), ``'seg'`` (mmseg
+    scope) or ``'dense'`` (the sapiens2 dense projects, seg style)."""
+    return {'mmpose': 'pose', 'mmseg': 'seg'}.get(cfg.get('default_scope'), 'dense')
+
+
 def prepare_test_config(cfg: Config,
                         config_path: str,
                         checkpoint: str,
                         work_dir: Optional[str] = None,
-                        launcher: str = 'none') -> Config:
-    """Applies the test.py options: load ``checkpoint`` (strictly, unless the config relaxes it)."""
+                        launcher: str = 'none',
+                        trust_checkpoint: bool = False,
+                        out: Optional[str] = None,
+                        dump: Optional[str] = None,
+                        show_dir: Optional[str] = None,
+                        show: bool = False,
+                        wait_time: Optional[float] = None,
+                        interval: Optional[int] = None,
+                        tta: bool = False) -> Config:
+    """Applies the test.py options: load ``checkpoint`` (strictly, unless the config relaxes it), and the output
+    options with the meaning of the task's upstream tool, as config changes:
+
+    * pose (mmpose's ``tools/test.py``): ``out`` = metrics file (``SaveTestMetricsHook``), ``dump`` = predictions
+      pickle (mmengine's ``DumpResults`` added to ``test_evaluator``), ``show_dir`` / ``show`` / ``wait_time`` /
+      ``interval`` = ``PoseVisualizationHook`` settings (enabled, pictures written to ``show_dir``);
+    * seg (mmseg's): ``out`` = folder of ``<image stem>.png`` label maps (``test_evaluator.output_dir``),
+      ``show_dir`` / ``show`` / ``wait_time`` = ``SegVisualizationHook`` drawing with ``visualizer.save_dir``,
+      ``tta`` = ``tta_model`` around the model and ``tta_pipeline`` as the test pipeline;
+    * dense projects (seg style): ``out`` = folder of the files ``sapiens2-infer`` writes (``SavePredictionsHook``),
+      ``show_dir`` = the visualization hook's pictures under ``visualizer.save_dir``.
+
+    With ``show``/``show_dir``, pictures are drawn for every ``interval``-th batch (default 1: mmpose's default;
+    mmseg keeps the config's interval, 50, which draws nothing on small test sets).
+
+    ``trust_checkpoint`` sets the config's ``trust_checkpoint`` (see docs/checkpoints.md). Raises ValueError for an
+    option the config's task does not have.
+    """
     cfg.launcher = launcher
+    if trust_checkpoint:
+        cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     cfg.load_from = checkpoint
     cfg.resume = False
+    style = test_style(cfg)
+    given = dict(dump=dump is not None, interval=interval is not None, tta=tta, show=show)
+    allowed = dict(pose=('dump', 'interval', 'show'), seg=('tta', 'interval', 'show'), dense=('interval', ))[style]
+    for option in (name for name, value in given.items() if value and name not in allowed):
+        raise ValueError(f'--{option} is not an option of {style} configs (they have '
+                         f'{", ".join("--" + name for name in ("out", "show-dir") + allowed)})')
+    if show or show_dir:
+        _enable_visualization(cfg, style, show_dir, show, wait_time, interval)
+    if style == 'pose':
+        if out is not None:
+            cfg.custom_hooks = list(cfg.get('custom_hooks', [])) + [dict(type='SaveTestMetricsHook', out_file=out)]
+        if dump is not None:
+            if not dump.endswith(('.pkl', '.pickle')):
+                raise ValueError(f'--dump {dump}: the predictions file must end with .pkl or .pickle')
+            evaluators = cfg.test_evaluator if isinstance(cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
+            cfg.test_evaluator = [*evaluators, dict(type='DumpResults', out_file_path=dump)]
+        return cfg
+    if tta:
+        if 'tta_model' not in cfg or 'tta_pipeline' not in cfg:
+            raise ValueError(f'--tta needs tta_model and tta_pipeline in the config {config_path}')
+        cfg.test_dataloader.dataset.pipeline = cfg.tta_pipeline
+        cfg.tta_model.module = cfg.model
+        cfg.model = cfg.tta_model
+    if out is not None and style == 'seg':
+        evaluators = cfg.test_evaluator if isinstance(cfg.test_evaluator, (list, tuple)) else [cfg.test_evaluator]
+        for evaluator in evaluators:
+            evaluator['output_dir'] = out
+    elif out is not None:
+        cfg.custom_hooks = list(cfg.get('custom_hooks', [])) + [dict(type='SavePredictionsHook', out_dir=out)]
     return cfg
 
 
+def _enable_visualization(cfg: Config, style: str, show_dir: Optional[str], show: bool, wait_time: Optional[float],
+                          interval: Optional[int]) -> None:
+    hook = cfg.get('default_hooks', {}).get('visualization')
+    if hook is None:
+        raise ValueError('--show/--show-dir need default_hooks.visualization in the config (e.g. '
+                         'PoseVisualizationHook, SegVisualizationHook, NormalVisualizationHook)')
+    if style == 'pose':  # mmpose's merge_args
+        hook.update(enable=True, show=show, out_dir=osp.abspath(show_dir) if show_dir else None,
+                    interval=interval or 1)
+    else:  # mmseg's trigger_visualization_hook, drawing every batch unless --interval says otherwise
+        hook.update(draw=True, interval=interval or 1)
+        if show:
+            hook['show'] = True
+        if show_dir:
+            cfg.visualizer['save_dir'] = show_dir
+    if show and wait_time is not None:
+        hook['wait_time'] = wait_time
+
+
 def build_runner(cfg: Config) -> Runner:
-    """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config."""
+    """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config, after applying its
+    ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md)."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
+    from sapiens2.engine.checkpoint import apply_config_checkpoint_policy
     from sapiens2.engine.dist import init_distributed
+    apply_config_checkpoint_policy(cfg)
     cfg.setdefault('runner_type', 'Sapiens2Runner')
     init_distributed(cfg.get('launcher'), **cfg.get('env_cfg', {}).get('dist_cfg', {}))  # gloo without a GPU
     return RUNNERS.build(cfg)

@@ -4,7 +4,7 @@
 The one definition used by the ``Letterbox`` data transform, by the dense heads when they map predictions back to the
 original image, and by inference. It depends on numpy, OpenCV and torch only, so models need no data-layer import.
 """
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import cv2
 import numpy as np

@@ -1,18 +1,26 @@
-"""Early checks of a config: ``type`` names with close-name suggestions for typos, and a strategy without its runner.
+"""Early checks of a config: ``type`` names with close-name suggestions for typos, misspelled top-level keys,
+values of the wrong type, and a strategy without its runner.
 
 MMEngine reports an unknown type only when that module is built, deep inside runner construction, and without
 suggestions. :func:`check_config_types` walks the whole config up front and raises :class:`UnknownTypeError` naming
-each unknown type, where it is (dotted key path), and the closest registered names (difflib). MMEngine's ``Runner``
-silently ignores a ``strategy`` (e.g. FSDP), which only ``FlexibleRunner`` uses: :func:`check_strategy_runner`.
+each unknown type, where it is (dotted key path), and the closest registered names (difflib). A misspelled top-level
+key (``load_form``) is silently ignored by the Runner: :func:`check_top_level_keys` warns with the key it resembles.
+A wrong-typed value (``lr='fast'``) fails deep inside torch or MMEngine: :func:`check_config_values` raises
+:class:`ConfigValueError` up front. MMEngine's ``Runner`` silently ignores a ``strategy`` (e.g. FSDP), which only
+``FlexibleRunner`` uses: :func:`check_strategy_runner`.
 """
 import contextlib
 import difflib
+import inspect
+import re
 import sys
+import warnings
 from collections.abc import Iterator, Mapping
+from typing import Callable, NamedTuple
 
 from mmengine.config import Config
 from mmengine.registry import RUNNERS, Registry
-from mmengine.runner import FlexibleRunner
+from mmengine.runner import FlexibleRunner, Runner
 
 REGISTRY_MODULES = ('mmengine.registry', 'mmpose.registry', 'mmseg.registry', 'mmdet.registry',
                     'sapiens2.registry')
@@ -22,10 +30,141 @@ class UnknownTypeError(ValueError):
     """A config names a ``type`` that no registry knows."""
 
 
+class ConfigValueError(ValueError):
+    """A config value has the wrong type or range (e.g. ``lr='fast'``)."""
+
+
+class ConfigKeyWarning(UserWarning):
+    """A top-level config key that nothing reads and that resembles one the Runner reads (e.g. ``load_form``)."""
+
+
 def check_config(cfg: Config) -> None:
     """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config)."""
     check_config_types(cfg)
+    check_config_values(cfg)
+    check_top_level_keys(cfg)
     check_strategy_runner(cfg)
+
+
+# ------------------------------------------------------------------------------------------------ top-level keys
+#: Top-level keys read by sapiens2 besides the Runner's arguments, with the types they take.
+SAPIENS2_KEYS = {'runner_type': (str, type), 'custom_imports': (dict, ), 'load_strict': (bool, ),
+                 'trust_checkpoint': (bool, ), 'allow_non_finite_weights': (bool, ), 'model_wrapper_cfg': (dict, ),
+                 'infer_task': (dict, )}
+_KEY_TYPES = {'model': (dict, ), 'work_dir': (str, ), 'load_from': (str, ), 'resume': (bool, ), 'launcher': (str, ),
+              'default_scope': (str, ), 'experiment_name': (str, ), 'log_level': (str, int), 'randomness': (dict, ),
+              'param_scheduler': (dict, list), 'custom_hooks': (list, ), 'compile': (bool, dict)}
+
+
+def runner_keys() -> dict[str, tuple]:
+    """The top-level keys the Runners and sapiens2 read -> the value types each takes (dict unless said)."""
+    names = {name for runner in (Runner, FlexibleRunner) for name in inspect.signature(runner.__init__).parameters}
+    keys = {name: _KEY_TYPES.get(name, (dict, )) for name in sorted(names - {'self', 'cfg'})}
+    return {**keys, **SAPIENS2_KEYS}
+
+
+def check_top_level_keys(cfg: Config | Mapping) -> None:
+    """Warn (:class:`ConfigKeyWarning`) about each top-level key that is not read but resembles a key that is.
+
+    A config's own variables (``train_pipeline``, ``data_root``...) are left alone: only a key within a small edit of
+    a Runner key, holding a value of the type that key takes, is reported. A key whose value equals the value of the
+    Runner key it resembles is the variable that key was built from (``optim_wrapper = dict(**cpu_optim_wrapper)``),
+    not a misspelling.
+    """
+    known = runner_keys()
+    source = getattr(cfg, 'filename', None) or '<config>'
+    keys = cfg.to_dict() if isinstance(cfg, Config) else dict(cfg)
+    for key, value in keys.items():
+        if key in known or key.startswith('_'):
+            continue
+        close = [name for name in difflib.get_close_matches(key, known, n=3, cutoff=0.8)
+                 if _takes(known[name], value) and keys.get(name) != value]
+        if close:
+            suggestion = ' or '.join(repr(c) for c in close)
+            warnings.warn(ConfigKeyWarning(f'{source}: top-level key {key!r} is not used by the runner; did you mean '
+                                           f'{suggestion}? (it is ignored as it is)'), stacklevel=2)
+
+
+def _takes(types: tuple, value) -> bool:
+    return bool in types if isinstance(value, bool) else isinstance(value, types)
+
+
+# ------------------------------------------------------------------------------------------------------- values
+class _Rule(NamedTuple):
+    path: str  # regular expression matched against the whole dotted key path
+    ok: Callable[[object], bool]
+    expected: str
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_OPTIMIZER = r'optim_wrapper(\.[^.\[]+)?\.optimizer\.'
+_VALUE_RULES = (
+    _Rule(_OPTIMIZER + 'lr', lambda v: _number(v) and v >= 0, 'a number >= 0, e.g. 1e-4'),
+    _Rule(_OPTIMIZER + '(weight_decay|momentum|eps|alpha|dampening)', lambda v: _number(v) and v >= 0,
+          'a number >= 0'),
+    _Rule(_OPTIMIZER + 'betas', lambda v: isinstance(v, (list, tuple)) and len(v) == 2 and all(map(_number, v)),
+          'two numbers, e.g. (0.9, 0.999)'),
+    _Rule(r'optim_wrapper(\.[^.\[]+)?\.clip_grad\.max_norm', _number, 'a number'),
+    _Rule(r'optim_wrapper(\.[^.\[]+)?\.accumulative_counts', lambda v: _integer(v) and v >= 1, 'an integer >= 1'),
+    _Rule(r'optim_wrapper\.paramwise_cfg\.layer_decay_rate', lambda v: _number(v) and 0 < v <= 1,
+          'a number in (0, 1]'),
+    _Rule(r'param_scheduler(\[\d+\])?\.(begin|end)', _number, 'a number (of iterations or epochs)'),
+    _Rule(r'param_scheduler(\[\d+\])?\.(eta_min|eta_min_ratio|start_factor|end_factor|factor|gamma|power)', _number,
+          'a number'),
+    _Rule(r'param_scheduler(\[\d+\])?\.by_epoch', lambda v: isinstance(v, bool), 'True or False'),
+    _Rule(r'param_scheduler(\[\d+\])?\.milestones', lambda v: isinstance(v, (list, tuple)) and all(map(_integer, v)),
+          'a list of integers'),
+    _Rule(r'train_cfg\.(max_iters|max_epochs|val_interval|val_begin)', lambda v: _integer(v) and v >= 0,
+          'an integer >= 0'),
+    _Rule(r'(train|val|test)_dataloader\.batch_size', lambda v: _integer(v) and v >= 1, 'an integer >= 1'),
+    _Rule(r'(train|val|test)_dataloader\.num_workers', lambda v: _integer(v) and v >= 0, 'an integer >= 0'),
+    _Rule(r'default_hooks\.[^.]+\.interval', lambda v: _integer(v) and v >= 1, 'an integer >= 1'),
+    _Rule(r'default_hooks\.checkpoint\.max_keep_ckpts', _integer, 'an integer (-1 keeps all)'),
+    _Rule(r'randomness\.seed', lambda v: v is None or _integer(v), 'an integer or None'),
+    _Rule(r'env_cfg\.dist_cfg\.timeout', lambda v: _number(v) and v > 0, 'a number of seconds > 0'),
+    _Rule(r'auto_scale_lr\.base_batch_size', lambda v: _integer(v) and v >= 1, 'an integer >= 1'),
+    _Rule(r'load_from', lambda v: v is None or isinstance(v, str), 'a checkpoint path or None'),
+    _Rule(r'(resume|load_strict|trust_checkpoint|allow_non_finite_weights)', lambda v: isinstance(v, bool),
+          'True or False'),
+)
+
+
+def check_config_values(cfg: Config | Mapping) -> None:
+    """Raise :class:`ConfigValueError` listing every value of a well-known key (learning rate, schedule lengths,
+    batch sizes, intervals...) whose type or range is wrong, e.g. ``optim_wrapper.optimizer.lr = 'fast'``."""
+    problems = []
+    for path, value in _iter_values(cfg.to_dict() if isinstance(cfg, Config) else cfg):
+        rule = next((r for r in _VALUE_RULES if re.fullmatch(r.path, path)), None)
+        if rule is not None and not rule.ok(value):
+            fix = ''
+            if isinstance(value, str):
+                with contextlib.suppress(ValueError):
+                    float(value)
+                    fix = f' (write it without quotes: {value})'
+            problems.append(f'  {path} = {value!r} ({type(value).__name__}); expected {rule.expected}{fix}')
+    if problems:
+        source = getattr(cfg, 'filename', None) or '<config>'
+        raise ConfigValueError(f'Wrong value(s) in {source}:\n' + '\n'.join(problems) +
+                               '\nFix them in the config or in --cfg-options.')
+
+
+def _iter_values(node, path: str = '') -> Iterator[tuple[str, object]]:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key not in _DATA_KEYS:
+                yield from _iter_values(value, f'{path}.{key}' if path else str(key))
+    elif isinstance(node, (list, tuple)) and not (path.endswith(('betas', 'milestones'))):
+        for i, value in enumerate(node):
+            yield from _iter_values(value, f'{path}[{i}]')
+    else:
+        yield path, node
 
 
 def check_strategy_runner(cfg: Config | Mapping) -> None:

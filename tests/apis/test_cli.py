@@ -1,4 +1,6 @@
-"""tools/infer.py end to end on a folder and a video, with a checkpoint."""
+"""tools/infer.py end to end on folders, videos and GIFs, with a checkpoint."""
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 import torch
+from PIL import Image
 
 from sapiens2.apis.builder import init_model
 from sapiens2.apis.cli import main, parse_args
@@ -33,7 +36,8 @@ def test_cli_writes_pictures_and_predictions(tmp_path, pose_checkpoint):
     out = tmp_path / 'out'
     cmd = [sys.executable, str(REPO / 'tools' / 'infer.py'), str(folder), '--model', POSE, '--weights',
            pose_checkpoint, '--out', str(out), '--device', 'cpu', '--quiet', '--kpt-thr', '0.0']
-    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS='1')
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     assert 'pose: results in' in proc.stdout
     assert sorted(p.name for p in (out / 'pose').iterdir()) == ['a.png', 'b.png', 'in_predictions.json']
@@ -59,4 +63,66 @@ def test_cli_argument_errors():
     with pytest.raises(SystemExit):
         parse_args(['x.png', '--out', 'o', '--model', 'a.py', 'b.py', '--weights', 'w.pth'])
     args = parse_args(['x.png', '--out', 'o', '--task', 'pose', 'seg', '--size', '0.4b'])
-    assert args.task == ['pose', 'seg'] and args.size == '0.4b'
+    assert args.task == ['pose', 'seg'] and args.size == '0.4b' and args.aliases == ['pose-0.4b', 'seg-0.4b']
+
+
+def test_cli_on_a_gif_with_a_progress_bar(tmp_path, pose_checkpoint, capsys):
+    frames = [Image.new('RGB', (48, 64), (40 * i, 80, 120)) for i in range(3)]
+    frames[0].save(tmp_path / 'wave.gif', save_all=True, append_images=frames[1:], duration=100, loop=0)
+    out = tmp_path / 'o'
+    assert main([str(tmp_path / 'wave.gif'), '--model', POSE, '--weights', pose_checkpoint, '--out', str(out),
+                 '--device', 'cpu']) == 0
+    assert '3/3' in capsys.readouterr().err  # progress over the GIF's frames
+    predictions = json.loads((out / 'pose' / 'wave_predictions.json').read_text())
+    assert [frame['image_name'] for frame in predictions['frames']] == [f'wave_00000{i}' for i in range(3)]
+    capture = cv2.VideoCapture(str(out / 'pose' / 'wave.mp4'))
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 3
+    capture.release()
+
+
+def test_cli_keeps_outputs_of_same_stems_apart(tmp_path, pose_checkpoint, caplog):
+    for relative in ('x/a.png', 'x/a.jpg', 'y/a.png', 'y/deep/a.png'):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(tmp_path / relative), np.full((40, 30, 3), 50, np.uint8))
+    out = tmp_path / 'out'
+    assert main([str(tmp_path / 'x'), str(tmp_path / 'y'), '--recursive', '--model', POSE, '--weights',
+                 pose_checkpoint, '--out', str(out), '--device', 'cpu', '--quiet']) == 0
+    assert "output name 'a' is already used" in caplog.text
+    pictures = sorted(p.relative_to(out / 'pose').as_posix() for p in (out / 'pose').rglob('*.png'))
+    assert pictures == ['a.png', 'a_2.png', 'a_3.png', 'deep/a.png']
+    names = {json.loads((out / 'pose' / f'{group}_predictions.json').read_text())['video']:
+             [frame['image_name'] for frame in json.loads((out / 'pose' / f'{group}_predictions.json').read_text())[
+                 'frames']] for group in ('x', 'y')}
+    assert names == {'x': ['a', 'a_2'], 'y': ['a_3', 'deep/a']}
+
+
+def test_cli_refuses_an_output_folder_inside_a_recursive_input(tmp_path, capsys):
+    (tmp_path / 'in').mkdir()
+    with pytest.raises(SystemExit):
+        parse_args([str(tmp_path / 'in'), '--recursive', '--model', POSE, '--out', str(tmp_path / 'in' / 'out')])
+    assert 'is inside the input folder' in capsys.readouterr().err
+
+
+def test_cli_input_mistakes_are_one_line_before_any_model_is_built(tmp_path, capsys):
+    assert main([str(tmp_path / 'nope.png'), '--model', 'pose-9b', '--out', str(tmp_path / 'o')]) == 1
+    assert capsys.readouterr().err.strip() == (f'sapiens2-infer: error: input {tmp_path}/nope.png does not exist '
+                                               '(--debug shows the traceback)')
+    cv2.imwrite(str(tmp_path / 'a.png'), np.zeros((8, 8, 3), np.uint8))
+    (tmp_path / 'boxes.json').write_text('{not json')
+    assert main([str(tmp_path / 'a.png'), '--model', 'pose-9b', '--out', str(tmp_path / 'o'),
+                 '--bboxes', str(tmp_path / 'boxes.json')]) == 1
+    assert 'boxes.json is not valid JSON' in capsys.readouterr().err
+
+
+def test_cli_keypoint_format(tmp_path, pose_checkpoint):
+    from sapiens2.apis.cli import pose_options
+    assert pose_options(parse_args(['x.png', '--out', 'o', '--task', 'pose']))['keypoint_format'] is None
+    with pytest.raises(SystemExit):
+        parse_args(['x.png', '--out', 'o', '--task', 'pose', '--keypoint-format', 'coco18'])
+    image = str(tmp_path / 'p.png')
+    cv2.imwrite(image, np.random.default_rng(0).integers(0, 255, (64, 48, 3), dtype=np.uint8))
+    assert main([image, '--model', POSE, '--weights', pose_checkpoint, '--out', str(tmp_path / 'o'), '--device',
+                 'cpu', '--quiet', '--keypoint-format', 'coco17']) == 0
+    content = json.loads(next((tmp_path / 'o' / 'pose').glob('*_predictions.json')).read_text())
+    assert content['keypoint_format'] == 'coco17' and content['num_keypoints'] == 17
+    assert len(content['frames'][0]['instances'][0]['keypoints']) == 17

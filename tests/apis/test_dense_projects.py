@@ -15,11 +15,14 @@ def config(task):
 
 
 class MapTask(DenseInferenceTask):
-    """Returns the un-letterboxed map and the extras as arrays."""
+    """Returns the predicted map and the pointmap extras as arrays."""
     name = 'map'
 
-    def decode(self, dense, extras):
-        return dict(map=dense.permute(1, 2, 0).numpy(), **{k: v.numpy() for k, v in extras.items()})
+    def decode(self, sample):
+        result = dict(map=sample.pred_dense.data.permute(1, 2, 0).numpy())
+        if 'pred_scale' in sample:
+            result.update(pred_scale=sample.pred_scale.numpy(), metric=sample.pred_pointmap.data.numpy())
+        return result
 
 
 @pytest.mark.parametrize('task', ['normal', 'pointmap', 'albedo'])
@@ -27,19 +30,19 @@ def test_dense_project_models_come_back_at_the_image_size(task):
     torch.manual_seed(0)
     model = init_model(config(task), device='cpu')
     runner = MapTask(model, model.cfg)
-    assert runner.input_size == (128, 96)
     rng = np.random.default_rng(0)
     images = [rng.integers(0, 255, (90, 200, 3), dtype=np.uint8), rng.integers(0, 255, (160, 60, 3), dtype=np.uint8)]
     results = runner.predict(images)
     for image, result in zip(images, results):
         assert result['map'].shape == (*image.shape[:2], 3)
-    if task == 'normal':  # the head's postprocess normalises before resizing; interpolation only shortens them
-        norms = np.linalg.norm(results[0]['map'], axis=-1)
-        assert norms.max() <= 1 + 1e-5 and norms.max() > 0.99
+    if task == 'normal':  # the head normalises before and after resizing to the image
+        np.testing.assert_allclose(np.linalg.norm(results[0]['map'], axis=-1), 1.0, atol=1e-5)
     if task == 'albedo':
         assert results[0]['map'].min() >= 0 and results[0]['map'].max() <= 1
-    if task == 'pointmap':
+    if task == 'pointmap':  # metric pointmap = canonical / predicted scale
         assert results[0]['pred_scale'].shape == (1, )
+        np.testing.assert_allclose(results[0]['metric'].transpose(1, 2, 0) * results[0]['pred_scale'],
+                                   results[0]['map'], rtol=1e-5, atol=1e-6)
 
 
 def test_inferencer_runs_every_dense_project_task_and_writes_files(tmp_path):

@@ -94,7 +94,7 @@ def test_task_selection_and_options():
     model = init_model(POSE, device='cpu')
     task = build_task(model, model.cfg, task_options=dict(pose=dict(kpt_thr=0.7)))
     assert task.name == 'pose' and task.kpt_thr == 0.7
-    assert type(model.head.decoder).__name__ == 'FastUDPHeatmap'
+    assert type(model.head.decoder).__name__ == 'FastUDPHeatmap'  # named by the config, not swapped in
     cfg = model.cfg.copy()
     cfg.infer_task = dict(type='NoSuchTask')
     with pytest.raises(KeyError, match='not registered'):
@@ -123,8 +123,65 @@ def test_tasks_whose_results_others_use_run_first():
 def test_bf16_runs_the_forward_under_autocast():
     from sapiens2.apis import SegInferenceTask
     model = init_model(SEG, device='cpu')
-    task = SegInferenceTask(model, model.cfg, dtype='bf16', input_size=(64, 48))
+    task = SegInferenceTask(model, model.cfg, dtype='bf16')
     dtypes = []
     model.decode_head.conv_seg.register_forward_hook(lambda m, args, out: dtypes.append(out.dtype))
     result = task.predict(images(1))[0]
     assert dtypes == [torch.bfloat16] and result['labels'].shape == (60, 50)
+
+
+@pytest.mark.parametrize('name, count', [('coco17', 17), ('coco_wholebody', 133), ('openpose', 137)])
+def test_pose_keypoint_format_option(name, count, tmp_path):
+    from sapiens2.structures.keypoint_formats import keypoint_format
+    model = init_model(POSE, device='cpu')
+    plain = build_task(model, model.cfg)
+    task = build_task(model, model.cfg, task_options=dict(pose=dict(keypoint_format=name)))
+    image = images(1)[0]
+    result, original = task.predict([image])[0], plain.predict([image])[0]
+    assert result['keypoints'].shape == (1, count, 2) and result['keypoint_scores'].shape == (1, count)
+    expected, expected_scores = keypoint_format(name).convert(original['keypoints'], original['keypoint_scores'])
+    np.testing.assert_allclose(result['keypoints'], expected, atol=1e-4)
+    np.testing.assert_allclose(result['keypoint_scores'], expected_scores, atol=1e-6)
+    assert task.visualize(image, result).shape == image.shape
+    record = dict(image_name='a.png', image_size=[image.shape[1], image.shape[0]], result=result)
+    content = json.loads(open(task.save_group([record], str(tmp_path), 'g')).read())
+    assert content['keypoint_format'] == name and content['num_keypoints'] == count
+    assert len(content['keypoint_names']) == count
+
+
+def test_a_checkpoint_that_runs_code_needs_trust(tmp_path):
+    from sapiens2.apis.cli import parse_args
+    from sapiens2.engine.checkpoint import UnsafeCheckpointError
+    from tests.engine.test_checkpoint import CreatesMarker
+    marker, path = tmp_path / 'code_ran', tmp_path / 'evil.pth'
+    torch.save({'state_dict': init_model(SEG, device='cpu').state_dict(), 'x': CreatesMarker(str(marker))}, path)
+    with pytest.raises(UnsafeCheckpointError, match='evil.pth is not loaded'):
+        Sapiens2Inferencer(SEG, str(path), device='cpu')
+    assert not marker.exists()
+    with pytest.warns(UserWarning, match='runs any code'):
+        Sapiens2Inferencer(SEG, str(path), device='cpu', trust_checkpoint=True)
+    assert marker.exists()
+    assert parse_args(['x.jpg', '--out', 'o', '--task', 'seg', '--trust-checkpoint']).trust_checkpoint
+
+
+def test_bboxes_that_match_no_input_are_an_error(inferencer, tmp_path):
+    frames = images(2)
+    with pytest.raises(ValueError, match=r"match no input: \['photo'\]"):
+        inferencer(frames, bboxes={'array_000001': [[0, 0, 20, 20]], 'photo': [[0, 0, 20, 20]]},
+                   show_progress=False)
+    seg_only = Sapiens2Inferencer.from_tasks([t for t in inferencer.tasks if t.name == 'seg'])
+    with pytest.raises(ValueError, match='no task uses them'):
+        seg_only(frames, bboxes={'array_000000': [[0, 0, 20, 20]]}, show_progress=False)
+
+
+@pytest.mark.parametrize('box,message', [
+    ([10, 10, 10, 40], 'empty or inverted'),
+    ([30, 10, 20, 40], 'empty or inverted'),
+    ([10, float('nan'), 20, 40], 'non-finite'),
+    ([100, 100, 120, 140], 'outside the 50x60'),
+    ([1, 2, 3], 'shape'),
+])
+def test_invalid_boxes_name_the_input(inferencer, box, message):
+    with pytest.raises(ValueError, match=message) as err:
+        inferencer(images(1), bboxes={'array_000000': [box]}, show_progress=False)
+    assert 'array_000000' in str(err.value)

@@ -1,8 +1,8 @@
 """A tiny registered model and dataset for engine tests (Sapiens2 nano + linear head on [CLS])."""
 import torch
 from mmengine.dataset import BaseDataset
-from mmengine.model import BaseModel
 from mmengine.evaluator import BaseMetric
+from mmengine.model import BaseModel
 from mmengine.registry import DATASETS, METRICS, MODELS
 from torch import nn
 

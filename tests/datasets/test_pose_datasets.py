@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 from mmengine.registry import init_default_scope
 
-from sapiens2.datasets.pose import (AnnotationError, CocoWholeBody308Dataset, Keypoints308CocoDataset,
-                                    coco_wholebody_to_keypoints308)
+from sapiens2.datasets.pose import (
+    AnnotationError,
+    CocoWholeBody308Dataset,
+    Keypoints308CocoDataset,
+    coco_wholebody_to_keypoints308,
+)
 
 
 def kpts308(seed: int, visible: int = 20) -> list:
@@ -135,7 +139,8 @@ def test_synthhumans_pose_files_load(synthhumans_root):
 
 def test_coco_wholebody_adapter_uses_the_schema_check(tmp_path):
     path = write_coco(tmp_path, [ann(1, keypoints=None, foot_kpts=[1.0] * 18)])
-    with pytest.raises(AnnotationError, match=r"ann.json: annotation 1 has none of the keypoint fields \['keypoints'\]"):
+    message = r"ann.json: annotation 1 has none of the keypoint fields \['keypoints'\]"
+    with pytest.raises(AnnotationError, match=message):
         build(CocoWholeBody308Dataset, path, tmp_path)
     path = write_coco(tmp_path, [ann(1, keypoints=[1.0] * 51, bbox=[100, 5, 10, 10])])
     with pytest.raises(AnnotationError, match='annotation 1 has bbox .* outside the image 1'):

@@ -6,8 +6,12 @@ import numpy as np
 from mmengine.config import Config
 from mmpose.datasets.datasets.utils import parse_pose_metainfo
 
-from sapiens2.datasets.pose import (coco_wholebody_to_keypoints308, keypoints308_metainfo, keypoints308_partitions,
-                                    load_keypoints308_json)
+from sapiens2.datasets.pose import (
+    coco_wholebody_to_keypoints308,
+    keypoints308_metainfo,
+    keypoints308_partitions,
+    load_keypoints308_json,
+)
 from sapiens2.metainfo import load_metainfo
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -60,3 +60,13 @@ def test_random_blur(mode):
     np.testing.assert_array_equal(never(dict(img=img.copy()))['img'], img)
     with pytest.raises(ValueError, match='mode'):
         TRANSFORMS.build(dict(type='RandomBlur', mode='gauss'))
+
+
+def test_annotated_image_size_check():
+    check = TRANSFORMS.build(dict(type='CheckAnnotatedImageSize', ann_file='ann.json'))
+    same = dict(img_path='a.png', img_id=3, ori_shape=(64, 48), annotated_img_shape=(64, 48))
+    assert check(dict(same)) == same
+    assert check(dict(img_path='a.png', ori_shape=(64, 48))) is not None  # no annotated size: not checked
+    with pytest.raises(ValueError, match=r'image a\.png is 48x64 \(width x height\) but ann\.json gives 48x32 for '
+                       r'image 3'):
+        check(dict(same, annotated_img_shape=(32, 48)))

@@ -20,6 +20,9 @@ def test_mirrored_scene_renders_flipped(index):
     assert np.array_equal(m.instance, r.instance[:, ::-1])
     assert np.mean(m.seg == seg_flip_lut()[r.seg[:, ::-1]]) > 0.999
     assert np.mean(np.all(m.image == r.image[:, ::-1], axis=-1)) > 0.999
+    assert np.mean(np.abs(m.alpha - r.alpha[:, ::-1]) < 1e-5) > 0.999
+    assert np.mean(np.all(np.abs(m.foreground - r.foreground[:, ::-1]) < 1e-3, axis=-1)) > 0.999
+    assert np.array_equal(m.background, r.background[:, ::-1])
     assert np.allclose(m.depth, r.depth[:, ::-1], atol=1e-5)
     assert np.allclose(m.normal, r.normal[:, ::-1] * np.float32([-1, 1, 1]), atol=1e-4)
     expected = r.keypoints[:, flip].copy()

@@ -7,8 +7,15 @@ import pytest
 import torch
 
 from sapiens2.apis import init_model
-from sapiens2.deploy.export import (ExportableModel, ExportParityError, Tolerance, check_parity, export_model,
-                                    rope_dtype, set_rope_dtype)
+from sapiens2.deploy.export import (
+    ExportableModel,
+    ExportParityError,
+    Tolerance,
+    check_parity,
+    export_model,
+    rope_dtype,
+    set_rope_dtype,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
@@ -68,3 +75,39 @@ def test_onnx_export_matches_fp32_rope_eager(model, tmp_path):
     paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['onnx'])
     report = json.loads(Path(paths['json']).read_text())['parity'][0]
     assert report['passed'] and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']
+
+
+def load_export_tool():
+    import importlib.util as util
+    spec = util.spec_from_file_location('export_tool', REPO / 'tools' / 'deploy' / 'export.py')
+    tool = util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_export_tool_prints_a_failed_parity_verdict(monkeypatch, tmp_path, capsys):
+    tool = load_export_tool()
+
+    def failing_export(*args, **kwargs):
+        raise ExportParityError('torch.export outputs differ from eager: max abs diff [0.5] > bound [1e-05]')
+    monkeypatch.setattr(tool, 'build_for_export', lambda config, checkpoint, trust=None: (None, (64, 48)))
+    monkeypatch.setattr(tool, 'export_model', failing_export)
+    monkeypatch.setattr('sys.argv', ['export.py', SEG, '--out', str(tmp_path / 'seg'), '--formats', 'pt2'])
+    assert tool.main() == 1
+    assert capsys.readouterr().out.strip() == ('parity: FAILED, torch.export outputs differ from eager: max abs diff '
+                                               '[0.5] > bound [1e-05]')
+
+
+@pytest.mark.slow
+def test_export_tool_prints_the_parity_verdict(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS='1')
+    proc = subprocess.run([sys.executable, str(REPO / 'tools' / 'deploy' / 'export.py'), SEG, '--out',
+                           str(tmp_path / 'seg'), '--formats', 'pt2'], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    verdict = [line for line in proc.stdout.splitlines() if line.startswith('parity ')]
+    assert len(verdict) == 1 and verdict[0].startswith('parity torch.export: passed, max |exported - eager| ')
+    assert (tmp_path / 'seg.pt2').is_file()

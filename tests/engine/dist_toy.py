@@ -135,3 +135,18 @@ class DistToyParamGroupsHook(Hook):
         os.makedirs(self.out_dir, exist_ok=True)
         with open(os.path.join(self.out_dir, f'rank{get_rank()}.json'), 'w') as f:
             json.dump(sorted(groups, key=lambda g: g['names']), f)
+
+
+@HOOKS.register_module()
+class DistToyFreezeHook(Hook):
+    """Rank ``rank`` writes its pid to ``pid_file`` and stops itself (SIGSTOP) before iteration ``at_iter``: a frozen
+    rank, as a stopped, swapped-out or deadlocked process. Whoever runs it must SIGCONT or SIGKILL that pid."""
+
+    def __init__(self, pid_file: str, rank: int = 1, at_iter: int = 2):
+        self.pid_file, self.rank, self.at_iter = pid_file, rank, at_iter
+
+    def before_train_iter(self, runner, batch_idx: int, data_batch=None) -> None:
+        if get_rank() == self.rank and runner.iter + 1 == self.at_iter:
+            with open(self.pid_file, 'w') as f:
+                f.write(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGSTOP)

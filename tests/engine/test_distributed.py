@@ -8,10 +8,21 @@ from mmengine.optim import OptimWrapper
 from mmengine.registry import MODEL_WRAPPERS, OPTIM_WRAPPERS, STRATEGIES
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 
-from sapiens2.engine.dist import (Sapiens2AmpOptimWrapper, checkpoint_modules_by_class_name, init_distributed,
-                                  wrap_modules_by_class_name)
-from tests.engine.dist_launch import gloo_world, single_rank_env  # noqa: F401  (fixtures)
-from tests.engine.dist_launch import build_toy_runner, free_port
+from sapiens2.engine import CheckpointMismatchError
+from sapiens2.engine.dist import (
+    Sapiens2AmpOptimWrapper,
+    checkpoint_modules_by_class_name,
+    init_distributed,
+    wrap_modules_by_class_name,
+)
+from tests.engine.dist_launch import (  # noqa: F401  (fixtures)
+    TOY_CONFIG,
+    TOY_FSDP_CONFIG,
+    build_toy_runner,
+    free_port,
+    gloo_world,
+    single_rank_env,
+)
 from tests.engine.dist_toy import DistToyBlock, DistToyModel
 
 cpu_only = pytest.mark.skipif(torch.cuda.is_available(), reason='checks the CPU (gloo) code path')
@@ -136,3 +147,47 @@ def test_amp_wrapper_autocasts_to_bf16_on_cpu():
 def test_amp_wrapper_falls_back_from_fp16_on_cpu():
     wrapper = Sapiens2AmpOptimWrapper(dtype='float16', optimizer=torch.optim.SGD(nn.Linear(2, 2).parameters(), lr=1))
     assert wrapper.cast_dtype == torch.bfloat16
+
+
+def _renamed_checkpoint(tmp_path, rename=True, reshape=False) -> str:
+    state = DistToyModel(seed=2).state_dict()
+    if rename:
+        state['head.weight_renamed'] = state.pop('head.weight')
+    if reshape:
+        state['head.weight'] = torch.zeros(1, 9)
+    path = tmp_path / 'toy.pth'
+    torch.save({'state_dict': state, 'meta': {}}, path)
+    return str(path)
+
+
+@pytest.mark.parametrize('config, strategy', [(TOY_FSDP_CONFIG, {}),
+                                              (TOY_CONFIG, dict(runner_type='FlexibleRunner',
+                                                                strategy=dict(type='Sapiens2DDPStrategy')))])
+def test_flexible_runner_load_from_is_strict(gloo_world, tmp_path, config, strategy):
+    checkpoint = _renamed_checkpoint(tmp_path)
+    runner = build_toy_runner(tmp_path / 'strict', config, launcher='pytorch', load_from=checkpoint,
+                              **{'train_cfg.max_iters': 1}, **strategy)
+    with pytest.raises(CheckpointMismatchError) as err:
+        runner.train()
+    assert checkpoint in str(err.value)
+    assert 'missing (1): head.weight' in str(err.value) and 'unexpected (1): head.weight_renamed' in str(err.value)
+    relaxed = build_toy_runner(tmp_path / 'relaxed', config, launcher='pytorch', load_from=checkpoint,
+                               load_strict=False, **{'train_cfg.max_iters': 1}, **strategy)
+    relaxed.train()  # partial load, mismatches logged
+
+
+def test_fsdp_load_from_reports_a_shape_mismatch(gloo_world, tmp_path):
+    checkpoint = _renamed_checkpoint(tmp_path, rename=False, reshape=True)
+    runner = build_toy_runner(tmp_path, TOY_FSDP_CONFIG, launcher='pytorch', load_from=checkpoint,
+                              **{'train_cfg.max_iters': 1})
+    with pytest.raises(CheckpointMismatchError, match=f'(?s){checkpoint}.*head.weight'):
+        runner.train()
+
+
+def test_fsdp_load_from_loads_a_matching_checkpoint(gloo_world, tmp_path):
+    checkpoint = _renamed_checkpoint(tmp_path, rename=False)
+    runner = build_toy_runner(tmp_path, TOY_FSDP_CONFIG, launcher='pytorch', load_from=checkpoint,
+                              **{'train_cfg.max_iters': 1, 'optim_wrapper.optimizer.lr': 0.0})
+    runner.train()
+    saved = torch.load(tmp_path / 'iter_1.pth', weights_only=False)['state_dict']
+    assert all(torch.equal(v, DistToyModel(seed=2).state_dict()[k]) for k, v in saved.items())

@@ -11,9 +11,18 @@ import torch
 import torch.nn.functional as F
 
 from sapiens2.engine import load_model_weights
-from tests.engine.dist_launch import gloo_world, single_rank_env  # noqa: F401  (fixtures)
-from tests.engine.dist_launch import (TOY_CONFIG, TOY_FSDP_CONFIG, build_toy_runner, child_config, evaluate,
-                                      max_abs_diff, train, weights)
+from tests.engine.dist_launch import (  # noqa: F401  (fixtures)
+    TOY_CONFIG,
+    TOY_FSDP_CONFIG,
+    build_toy_runner,
+    child_config,
+    evaluate,
+    gloo_world,
+    max_abs_diff,
+    single_rank_env,
+    train,
+    weights,
+)
 from tests.engine.dist_toy import DistToyDataset, DistToyModel
 
 pytestmark = pytest.mark.slow
@@ -92,3 +101,19 @@ def test_dist_test_counts_every_sample_once(ddp_run, tmp_path):
     with torch.no_grad():
         expected = F.mse_loss(model(data.inputs), data.targets).item()
     assert result['mse'] == pytest.approx(expected, rel=1e-5)
+
+
+def test_fsdp_load_from_on_two_ranks_is_strict(fsdp_run, tmp_path):
+    """A full checkpoint loads into the 2-rank shards exactly; a renamed key stops both ranks, naming it."""
+    good = fsdp_run / 'work/iter_6.pth'
+    config = child_config(tmp_path / 'load.py', TOY_FSDP_CONFIG, 'optim_wrapper = dict(optimizer=dict(lr=0.0))\n'
+                          'train_cfg = dict(max_iters=1)\ndefault_hooks = dict(checkpoint=dict(interval=1))')
+    train(config, tmp_path / 'ok', 2, '--cfg-options', f'load_from={good}')
+    assert max_abs_diff(weights(tmp_path / 'ok/iter_1.pth'), weights(good)) == 0
+    state = weights(good)
+    state['head.weight_renamed'] = state.pop('head.weight')
+    bad = tmp_path / 'renamed.pth'
+    torch.save({'state_dict': state, 'meta': {}}, bad)
+    proc = train(config, tmp_path / 'bad', 2, '--cfg-options', f'load_from={bad}', check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and 'CheckpointMismatchError' in output and 'missing (1): head.weight' in output

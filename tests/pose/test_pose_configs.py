@@ -40,8 +40,8 @@ def test_recipe(size):
     assert size in cfg.model.backbone.init_cfg.checkpoint
     assert dict(cfg.model.test_cfg) == dict(flip_test=True, flip_mode='heatmap', shift_heatmap=False)
     codec = cfg.model.head.decoder
-    assert (codec.type, codec.input_size, codec.heatmap_size, codec.sigma) == ('UDPHeatmap', (768, 1024),
-                                                                               (192, 256), 6)
+    expected = ('FastUDPHeatmap', (768, 1024), (192, 256), 6)  # mmpose's UDPHeatmap with a batched decode
+    assert (codec.type, codec.input_size, codec.heatmap_size, codec.sigma) == expected
     assert cfg.model.head.loss.loss_weight == 10.0 and cfg.default_scope == 'mmpose'
 
 

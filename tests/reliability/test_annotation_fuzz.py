@@ -1,5 +1,5 @@
-"""Fuzzing the annotation readers with random mutations of valid files (bounded in count and time): every outcome is
-a successful load or a clear error (``ValueError``/``FileNotFoundError`` naming the file), never another crash."""
+"""Fuzzing the annotation readers with random mutations of valid files (fixed seeds, bounded in count and time):
+every outcome is a successful load or one of the errors the catalogue documents for that reader, naming the file."""
 import copy
 import json
 import math
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from tests.reliability.bad_input_files import coco_annotation, write_image
+from tests.reliability.catalogue import documented_errors
 
 CASES = 120
 BUDGET_S = 20.0
 JUNK = [None, '', 'x', -1, 0, 1e12, math.nan, [], {}, [1, 2], {'a': 1}, True]
-CLEAR_ERRORS = (ValueError, FileNotFoundError)
 
 
 def _paths(node, path=()):
@@ -59,11 +59,11 @@ def _mutate(doc: dict, rng: random.Random) -> tuple[str, str]:
     return json.dumps(doc), f'duplicated {where}'
 
 
-def _outcome(load, path: str) -> str:
-    """'ok', 'error' (a clear error naming ``path``) or a description of the unclear failure."""
+def _outcome(load, path: str, errors: tuple) -> str:
+    """'ok', 'error' (one of ``errors``, naming ``path``) or a description of the unclear failure."""
     try:
         load()
-    except CLEAR_ERRORS as err:
+    except errors as err:
         return 'error' if path in str(err) else f'{type(err).__name__} without the file name: {err}'
     except Exception as err:  # noqa: BLE001  (anything else is an unclear crash)
         return f'{type(err).__name__}: {err}'
@@ -89,7 +89,7 @@ def test_fuzz_pose_annotation_reader(tmp_path):
         inputs.append(mutation)
         outcomes.append(_outcome(
             lambda: Keypoints308CocoDataset(data_root=str(tmp_path), ann_file='ann.json', data_prefix=dict(img=''),
-                                            serialize_data=False), 'ann.json'))
+                                            serialize_data=False), 'ann.json', documented_errors('pose dataset')))
     assert len(outcomes) >= 20 and 'error' in outcomes
     _assert_all_clear(outcomes, inputs)
 
@@ -104,6 +104,6 @@ def test_fuzz_camera_matrix_reader(tmp_path):
         text = text[:i] + rng.choice(['', 'x', ' ', '\n', 'nan', '1e999', ',', '-']) + text[i + rng.randint(0, 3):]
         path.write_text(text)
         inputs.append(text)
-        outcomes.append(_outcome(lambda: read_matrix(str(path), (3, 3)), str(path)))
+        outcomes.append(_outcome(lambda: read_matrix(str(path), (3, 3)), str(path), documented_errors('camera files')))
     assert 'error' in outcomes and 'ok' in outcomes
     _assert_all_clear(outcomes, inputs)

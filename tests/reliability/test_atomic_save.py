@@ -1,4 +1,5 @@
 """Checkpoints written through MMEngine's file backend are atomic: old file or new file, never a truncated one."""
+import errno
 import os
 import signal
 import socket
@@ -60,3 +61,28 @@ def test_only_temporary_files_of_dead_writers_are_removed(tmp_path):
     dead_tmp.write_bytes(b'abandoned')
     atomic_write_bytes(tmp_path / 'ckpt.pth', b'new')
     assert live_tmp.exists() and not dead_tmp.exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MiB tmpfs mounted at ``tmp_path / 'disk'`` (needs root and a kernel that allows it; else skipped)."""
+    disk = tmp_path / 'disk'
+    disk.mkdir()
+    mounted = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f'cannot mount a tmpfs here: {mounted.stderr.decode().strip()}')
+    try:
+        yield disk
+    finally:
+        subprocess.run(['umount', str(disk)], check=True)
+
+
+def test_full_disk_keeps_the_previous_checkpoint(small_disk):
+    save_checkpoint(dict(state_dict=dict(w=torch.zeros(1000))), str(small_disk / 'iter_3.pth'))
+    with pytest.raises(OSError, match=rf'No space left on device while writing {small_disk}/iter_6\.pth: it needs '
+                       r'1\.1 MiB and .* free\. Nothing was replaced: no iter_6\.pth was written, and the newest '
+                       r'complete checkpoint there is iter_3\.pth.*Free at least') as err:
+        save_checkpoint(dict(state_dict=dict(w=torch.zeros(300_000))), str(small_disk / 'iter_6.pth'))
+    assert err.value.errno == errno.ENOSPC
+    assert os.listdir(small_disk) == ['iter_3.pth']
+    assert torch.equal(torch.load(small_disk / 'iter_3.pth', weights_only=False)['state_dict']['w'], torch.zeros(1000))

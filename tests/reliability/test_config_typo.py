@@ -50,3 +50,59 @@ def test_strategy_without_flexible_runner_is_reported(tmp_path):
         load_config(str(config))
     config.write_text(config.read_text() + "runner_type = 'FlexibleRunner'\n")
     load_config(str(config))
+
+
+def test_misspelled_top_level_keys_warn_with_the_key_they_resemble():
+    import warnings
+
+    from sapiens2.utils.config_check import ConfigKeyWarning, check_top_level_keys
+    with pytest.warns(ConfigKeyWarning) as caught:
+        check_top_level_keys(dict(load_form='x.pth', resum=True, train_dataloder=dict(batch_size=2)))
+    messages = sorted(str(w.message) for w in caught)
+    assert len(messages) == 3 and "'load_form' is not used by the runner; did you mean 'load_from'?" in messages[0]
+    assert "'resum'" in messages[1] and "'resume'" in messages[1] and "'train_dataloader'" in messages[2]
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # a config's own variables, and a value of another type, are not reported
+        check_top_level_keys(dict(load_from=None, train_pipeline=[], data_root='d', val_data_root='v',
+                                  load_strict=False, trust_checkpoint=True, resum='text', _base_=['x.py']))
+        adamw = dict(type='OptimWrapper', optimizer=dict(type='AdamW', lr=1e-3))
+        check_top_level_keys(dict(cpu_optim_wrapper=adamw, optim_wrapper=dict(adamw)))  # the variable it was built from
+    with pytest.warns(ConfigKeyWarning, match="'cpu_optim_wrapper' is not used by the runner"):
+        check_top_level_keys(dict(cpu_optim_wrapper=adamw, optim_wrapper=dict(adamw, clip_grad=None)))
+
+
+def test_packaged_configs_raise_no_key_or_value_complaint():
+    import warnings
+
+    from sapiens2.config_files import config_path
+    from sapiens2.utils.config_check import check_config_values, check_top_level_keys
+    for name in ('pose/sapiens2_1b_pose_goliath-1024x768.py', 'seg/sapiens2_nano_seg_synthhumans-128x96.py',
+                 'pointmap/sapiens2_nano_pointmap_synthhumans-128x96.py'):
+        cfg = Config.fromfile(config_path(f'sapiens2::{name}'))
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            check_top_level_keys(cfg)
+        check_config_values(cfg)
+
+
+def test_wrong_typed_values_are_listed_with_what_is_expected():
+    from sapiens2.utils.config_check import ConfigValueError, check_config_values
+    cfg = Config.fromfile(str(TOY_CONFIG))
+    cfg.optim_wrapper.optimizer.lr = 'fast'
+    cfg.optim_wrapper.optimizer.betas = (0.9, '0.999')
+    cfg.param_scheduler[0].end = None
+    cfg.train_dataloader.batch_size = True
+    cfg.default_hooks.checkpoint.interval = '3'
+    cfg.resume = 'False'
+    with pytest.raises(ConfigValueError) as err:
+        check_config_values(cfg)
+    message = str(err.value)
+    for line in ("optim_wrapper.optimizer.lr = 'fast' (str); expected a number >= 0, e.g. 1e-4",
+                 "optim_wrapper.optimizer.betas = (0.9, '0.999') (tuple); expected two numbers",
+                 'param_scheduler[0].end = None (NoneType); expected a number',
+                 'train_dataloader.batch_size = True (bool); expected an integer >= 1',
+                 "default_hooks.checkpoint.interval = '3' (str); expected an integer >= 1 (write it without quotes: 3)",
+                 "resume = 'False' (str); expected True or False"):
+        assert line in message, line
+    assert str(TOY_CONFIG) in message
+    check_config_values(Config.fromfile(str(TOY_CONFIG)))

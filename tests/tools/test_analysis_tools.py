@@ -55,3 +55,12 @@ def test_browse_dataset_draws_targets(config, synthhumans_root, tmp_path):
     picture = cv2.imread(str(tmp_path / 'train_0000.png'))
     left, right = np.split(picture, 2, axis=1)
     assert picture.shape == (128, 192, 3) and (left != right).any()  # targets drawn on the right half
+
+
+def test_browse_dataset_draws_the_alpha_matte(synthhumans_root, tmp_path):
+    config = str(REPO / 'projects' / 'matting' / 'configs' / 'sapiens2_nano_matting_synthhumans-128x96.py')
+    browse = load_tool('tools/misc/browse_dataset.py')
+    assert browse.main([config, '--out', str(tmp_path), '--num', '1', '--cfg-options',
+                        f'train_dataloader.dataset.data_root={synthhumans_root}/train']) == 0
+    right = np.split(cv2.imread(str(tmp_path / 'train_0000.png')), 2, axis=1)[1]
+    assert (right[..., 0] == right[..., 2]).all() and right.max() == 255 and right.min() == 0

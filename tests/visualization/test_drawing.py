@@ -2,8 +2,15 @@
 import numpy as np
 import pytest
 
-from sapiens2.visualization.dense_maps import (albedo_to_bgr, depth_bounds, depth_to_bgr, normals_to_bgr,
-                                               overlay_labels, seg29_palette, side_by_side)
+from sapiens2.visualization.dense_maps import (
+    albedo_to_bgr,
+    depth_bounds,
+    depth_to_bgr,
+    normals_to_bgr,
+    overlay_labels,
+    seg29_palette,
+    side_by_side,
+)
 from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
 
 

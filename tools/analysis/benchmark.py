@@ -12,8 +12,7 @@ import time
 
 import torch
 
-from sapiens2.apis.builder import init_model
-from sapiens2.apis.tasks.dense import model_input_size
+from sapiens2.apis.builder import init_model, model_input_size
 
 DTYPES = dict(fp32=None, bf16=torch.bfloat16, fp16=torch.float16)
 

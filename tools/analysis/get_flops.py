@@ -11,9 +11,8 @@ import torch
 from mmengine.registry import MODELS, init_default_scope
 from torch.utils.flop_counter import FlopCounterMode
 
-from sapiens2.engine.launch import load_config
-from sapiens2.apis.tasks.dense import model_input_size
-from sapiens2.engine.launch import DictAction
+from sapiens2.apis.builder import model_input_size
+from sapiens2.engine.launch import DictAction, load_config
 
 
 def count(config: str, shape=None, cfg_options=None) -> dict:

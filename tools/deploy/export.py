@@ -2,31 +2,45 @@
 
 Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out PREFIX [--formats pt2 onnx] [--no-preprocess]
 
+CONFIG is a config file or a model alias (``seg-1b``: its config and, without CHECKPOINT, its checkpoint);
+CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
+
 Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures). Fails
 with a non-zero exit code when an export does not match the eager model within tolerance (docs/inference.md).
 """
 import argparse
 import importlib.util
+import json
 import os
 import os.path as osp
 import sys
 
-from sapiens2.deploy.export import Tolerance, build_for_export, export_model
+from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export, export_model
+from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.model_zoo import resolve_model
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description='Export a Sapiens2 model to torch.export and ONNX')
-    parser.add_argument('config')
-    parser.add_argument('checkpoint', nargs='?', default=None, help='weights (omit for random weights)')
+    parser.add_argument('config', help='config file, or a model alias such as seg-1b')
+    parser.add_argument('checkpoint', nargs='?', default=None,
+                        help='weights: a file, hf://org/repo[@revision][/<file>] or an alias (default: the alias of '
+                        'CONFIG; random weights for a config file)')
     parser.add_argument('--out', required=True, help='output prefix, e.g. exports/pose_1b')
     parser.add_argument('--formats', nargs='+', choices=('pt2', 'onnx'), default=None,
                         help='default: pt2, plus onnx when onnxruntime is installed')
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
+    parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
     parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
     parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
-    return parser.parse_args()
+    add_debug_argument(parser)
+    args = parser.parse_args()
+    if args.batch_size < 2:
+        parser.error('--batch-size must be at least 2: torch.export fixes a batch dimension traced at size 1')
+    return args
 
 
 def main() -> int:
@@ -37,13 +51,25 @@ def main() -> int:
         if 'onnx' not in formats:
             print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-    model, input_size = build_for_export(args.config, args.checkpoint)
-    paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
-                         batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+    model, input_size = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
+    try:
+        paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
+                             batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+    except ExportParityError as err:
+        print(f'parity: FAILED, {err}')
+        return 1
     for fmt, path in paths.items():
         print(f'{fmt}: {path}')
+    with open(paths['json']) as f:
+        for report in json.load(f)['parity']:
+            print(f"parity {report['backend']}: passed, max |exported - eager| "
+                  f"{_figures(report['max_abs_diff'])} <= bound {_figures(report['bound'])}")
     return 0
 
 
+def _figures(values) -> str:
+    return ', '.join(f'{v:.2e}' for v in values)
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_cli(main))

@@ -4,7 +4,7 @@ Usage: python tools/misc/browse_dataset.py CONFIG --out DIR [--num 10] [--split 
 
 Each picture is the network input after the pipeline (crop, flips, photometric changes...) beside the same input
 with its targets: keypoints and skeleton (pose), the part palette (seg), or the dense target (normal, pointmap
-depth, albedo; background black).
+depth, albedo; background black; matting: the alpha matte in grey).
 """
 import argparse
 import os
@@ -15,8 +15,7 @@ import cv2
 import numpy as np
 from mmengine.registry import DATASETS, init_default_scope
 
-from sapiens2.engine.launch import load_config
-from sapiens2.engine.launch import DictAction
+from sapiens2.engine.launch import DictAction, load_config
 from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
 from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
 
@@ -51,6 +50,9 @@ def draw_targets(image: np.ndarray, sample, meta: dict, dataset_type: str) -> np
             return depth_to_bgr(data[..., -1], mask)
         if 'albedo' in kind:
             return albedo_to_bgr(data, mask)
+        if 'matting' in kind:
+            from sapiens2_matting.matting_pictures import alpha_to_bgr
+            return alpha_to_bgr(data[..., 0])  # the target's alpha channel
         return normals_to_bgr(data, mask)
     raise ValueError(f'cannot draw this sample: no gt_instances keypoints, gt_sem_seg or gt_dense in {sample.keys()}')
 

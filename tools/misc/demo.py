@@ -1,53 +1,68 @@
-"""The main job (``make demo``): SynthHumans -> train the tiny pose model -> evaluate -> infer on held-out images.
+"""The main job (``make demo``): every shipped demo model on held-out SynthHumans images, their metrics, and a short
+training run that shows training works.
 
-Usage: python tools/misc/demo.py [--iters N] [--work-dir work_dirs/demo] [--num-images 8]
+Usage: python tools/misc/demo.py [--models-dir sapiens2/demo_models] [--work-dir work_dirs/demo] [--num-images 6]
+       [--data-root DIR] [--train-iters N] [--skip-train] [--readme-picture PATH]
 
-Runs on the CPU in a few minutes: generates a small SynthHumans set (once), trains
-configs/pose/sapiens2_nano_pose_synthhumans-128x96.py with tools/train.py, evaluates the checkpoint with
-tools/test.py, runs tools/infer.py on held-out validation images (their annotated person boxes, no detector), and
-prints the metrics and where the pictures are.
+Stages (each prints its measured time):
+
+1. data: the SynthHumans set the demo models were evaluated on (size and seed from their model cards). The full set
+   of ``tools/misc/train_demo_models.py`` is used when it is there; otherwise a small one (``SMALL_SET``) is rendered
+   once into ``data/synthhumans_demo_small``. Its validation images are the same held-out images (a SynthHumans
+   sample depends only on its split, index, size and seed).
+2. models: the models listed in ``<models-dir>/results.json`` (``<config name>.safetensors`` + ``.json`` card each).
+   A task without a shipped model is skipped with a notice; a listed model whose file is missing is an error that
+   names the file and the command that re-trains it (the other tasks still run).
+3. inference: all models through ``sapiens2.apis.Sapiens2Inferencer`` (the config's test pipeline) on the first
+   ``--num-images`` validation images and on the validation scene with the most people (the generator renders 1-3
+   people per scene); pose runs on the annotated person boxes.
+4. pictures: one composite per image ([image | pose skeleton | body parts | normals | depth | albedo | alpha],
+   ``sapiens2.visualization.composite``), a contact sheet and a small JPEG of the multi-person scene.
+5. metrics: each task's headline metric from its model card (the full validation split), next to the untrained model
+   and the best constant predictor; also written as ``<work-dir>/metrics.md``.
+6. training: ``tools/train.py`` trains the nano body-part segmentation config from scratch for a short schedule;
+   ``tools/test.py`` evaluates the untrained and the trained checkpoint (mIoU before and after).
 """
 import argparse
 import json
+import logging
 import os
 import os.path as osp
 import re
-import shutil
+import resource
 import subprocess
 import sys
 import time
-from typing import Optional
+import warnings
+from contextlib import contextmanager
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
-CONFIG = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
+#: The tasks of the composite, in panel order (inference task names).
+TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo', 'matting')
+#: The small set rendered when the full one is not there: enough training images for the training stage.
+SMALL_SET = dict(root='data/synthhumans_demo_small', num_train=256, num_val=24)
+TRAIN_CONFIG = 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
+TRAIN_METRIC = 'mIoU'
 METRIC_LINE = re.compile(r'Iter\(test\) \[[^\]]*\]\s+(.*)')
-SHOWN_METRICS = ('coco/AP', 'coco/AP .5', 'coco/AR', 'body/coco/AP', 'PCK')
+ECHOED_LINE = re.compile(r'Iter\(train\) \[\s*(\d+)/(\d+)\].*?\sloss: ([\d.]+)')
+SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')
 
 
-def run(step: str, command: list) -> str:
-    """Run a command from the repository root, echoing its output; return the output."""
-    print(f'\n==> {step}\n    {" ".join(command)}', flush=True)
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in proc.stdout:
-        print('    ' + line, end='', flush=True)
-        lines.append(line)
-    if proc.wait() != 0:
-        raise SystemExit(f'{step} failed (exit code {proc.returncode}); see the output above')
-    return ''.join(lines)
+def retrain_command(task: str, models_dir: str) -> str:
+    """How to get a demo model back: tools/misc/train_demo_models.py writes anywhere but the shipped folder."""
+    if osp.realpath(models_dir) != osp.realpath(SHIPPED_DIR):
+        return f'python tools/misc/train_demo_models.py --tasks {task} --out {shown(models_dir)}'
+    return (f'git checkout -- {shown(SHIPPED_DIR)}, or python tools/misc/train_demo_models.py --tasks {task} --out '
+            f'work_dirs/demo_models and copy its files into {shown(SHIPPED_DIR)}')
 
 
-def schedule_options(iters: Optional[int]) -> list:
-    """``--cfg-options`` that train for ``iters`` iterations (default: the config's; the warm-up is shortened when it
-    would not fit) and skip validation during training (tools/test.py evaluates afterwards)."""
-    from mmengine.config import Config
-    cfg = Config.fromfile(osp.join(REPO, CONFIG))
-    iters = iters or cfg.train_cfg.max_iters
-    warmup = min(cfg.param_scheduler[0]['end'], max(1, iters // 4))
-    return [f'train_cfg.max_iters={iters}', f'train_cfg.val_interval={iters + 1}', f'param_scheduler.0.end={warmup}',
-            f'param_scheduler.1.begin={warmup}', f'param_scheduler.1.end={iters}',
-            f'default_hooks.checkpoint.interval={iters}']
+def evaluation_command(models_dir: str) -> str:
+    """The evaluation-only command that recomputes the cards' metrics."""
+    if osp.realpath(models_dir) == osp.realpath(SHIPPED_DIR):
+        return 'python tools/misc/train_demo_models.py --shipped --out work_dirs/demo_models_eval'
+    return f'python tools/misc/train_demo_models.py --skip-train --out {shown(models_dir)}'
 
 
 def shown(path: str) -> str:
@@ -56,78 +71,390 @@ def shown(path: str) -> str:
     return path if rel.startswith('..') else rel
 
 
-def parse_metrics(output: str) -> dict:
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class StageClock:
+    """Prints a heading per stage and its measured wall and CPU time; keeps them for the closing summary."""
+
+    def __init__(self) -> None:
+        self.times: List[Tuple[str, float, float]] = []
+        self.start, self.start_cpu = time.time(), cpu_seconds()
+
+    @contextmanager
+    def stage(self, name: str, what: str) -> Iterator[None]:
+        print(f'\n==> [{len(self.times) + 1}] {name}: {what}', flush=True)
+        start, start_cpu = time.time(), cpu_seconds()
+        yield
+        wall, cpu = time.time() - start, cpu_seconds() - start_cpu
+        self.times.append((name, wall, cpu))
+        print(f'    ({name}: {wall:.1f} s wall, {cpu:.1f} s CPU)', flush=True)
+
+    def summary(self) -> str:
+        stages = ', '.join(f'{name} {wall:.0f} s' for name, wall, _ in self.times)
+        wall, cpu = time.time() - self.start, cpu_seconds() - self.start_cpu
+        return f'{stages}; total {wall:.0f} s wall ({wall / 60:.1f} min), {cpu:.0f} s CPU'
+
+
+# ----------------------------------------------------------------------------------------------------- models
+def load_shipped_models(models_dir: str) -> Tuple[Dict[str, dict], List[str], List[str]]:
+    """The shipped models of ``models_dir``: ({task: card with ``checkpoint`` path}, notices for tasks without a
+    model, errors for listed models whose files are missing). Raises SystemExit when nothing is shipped there."""
+    listing = osp.join(models_dir, 'results.json')
+    if not osp.isfile(listing):
+        raise SystemExit(f'no demo models in {shown(models_dir)}: {shown(listing)} is missing. They ship with the '
+                         f'repository ({shown(SHIPPED_DIR)}); to get them back: '
+                         + retrain_command('<tasks>', models_dir).replace('--tasks <tasks> ', ''))
+    with open(listing) as f:
+        listed = {card['task']: card for card in json.load(f)}
+    models, notices, errors = {}, [], []
+    for task in TASKS:
+        if task not in listed:
+            notices.append(f'{task}: no demo model is shipped ({shown(listing)} lists none); its panel stays empty')
+            continue
+        card = listed[task]
+        checkpoint = osp.join(models_dir, f'{card["name"]}.safetensors')
+        missing = [p for p in (checkpoint, osp.join(REPO, card['config'])) if not osp.isfile(p)]
+        if missing:
+            errors.append(f'{task}: {", ".join(shown(p) for p in missing)} missing; to get it back: '
+                          + retrain_command(task, models_dir))
+            continue
+        models[task] = dict(card, checkpoint=checkpoint)
+    if not models:
+        raise SystemExit('no shipped demo model could be loaded:\n  ' + '\n  '.join(errors + notices))
+    return models, notices, errors
+
+
+def config_mismatch(model: dict, models_dir: str) -> Optional[str]:
+    """A notice when the config embedded in the checkpoint differs from the committed config file, else None."""
+    from sapiens2.engine.checkpoint import read_checkpoint_file
+    embedded = read_checkpoint_file(model['checkpoint'])['meta'].get('config')
+    with open(osp.join(REPO, model['config'])) as f:
+        committed = f.read()
+    if embedded is None or embedded == committed:
+        return None
+    return (f'{model["task"]}: {shown(model["checkpoint"])} was trained with another version of {model["config"]}; '
+            'results may differ from its card; re-train it: ' + retrain_command(model['task'], models_dir))
+
+
+# ----------------------------------------------------------------------------------------------------- data
+def demo_data(models: Dict[str, dict], data_root: Optional[str]) -> Tuple[str, List[str]]:
+    """The SynthHumans root to run on (rendered when needed) and notices about it."""
+    from sapiens2.datasets.synthhumans import RENDERER_VERSION, ensure_synthhumans
+    from sapiens2.datasets.synthhumans.manifest import configuration, read_manifest
+    specs = {json.dumps({k: card['data'][k] for k in ('size', 'seed')}, sort_keys=True): card['task']
+             for card in models.values()}
+    spec = json.loads(next(iter(specs)))
+    notices = []
+    if len(specs) > 1:
+        notices.append(f'the models were evaluated at different SynthHumans sizes/seeds ({sorted(specs)}); using '
+                       f'{spec}')
+    versions = {card['data'].get('renderer_version') for card in models.values()}
+    if versions != {RENDERER_VERSION}:
+        notices.append(f'the models were trained on SynthHumans renderer {sorted(versions, key=str)}, this checkout '
+                       f'renders version {RENDERER_VERSION}: the pictures may differ a little from their training '
+                       'data')
+    if data_root is not None:
+        root = osp.join(REPO, data_root)
+        if read_manifest(root) is None:
+            raise SystemExit(f'--data-root {data_root} is not a SynthHumans set (no manifest.json); render one with '
+                             'tools/dataset_converters/make_synthhumans.py or leave --data-root out')
+        return root, notices
+    def holds(root: str, num_train: int, num_val: int) -> bool:
+        manifest = read_manifest(root) if osp.isdir(root) else None
+        return manifest is not None and configuration(manifest) == dict(
+            renderer_version=RENDERER_VERSION, num_train=num_train, num_val=num_val, size=list(spec['size']),
+            seed=spec['seed'])
+
+    card = next(iter(models.values()))
+    full = osp.join(REPO, card['data'].get('root', 'data/synthhumans_demo'))
+    if holds(full, card['data']['num_train'], card['data']['num_val']):
+        return full, notices
+    root = osp.join(REPO, SMALL_SET['root'])
+    if not holds(root, SMALL_SET['num_train'], SMALL_SET['num_val']):
+        print(f'    rendering {SMALL_SET["num_train"]} training + {SMALL_SET["num_val"]} validation images at '
+              f'{spec["size"]} into {shown(root)} (once; about a minute)', flush=True)
+    ensure_synthhumans(root, num_train=SMALL_SET['num_train'], num_val=SMALL_SET['num_val'], size=tuple(spec['size']),
+                       seed=spec['seed'])
+    return root, notices
+
+
+def held_out_images(data_root: str, num_images: int) -> Tuple[List[Tuple[str, str]], Dict[str, list]]:
+    """[(name, image path)] of the first ``num_images`` validation images and the validation scene with the most
+    annotated people (named ``multi_person_<stem>``, first), and the person boxes (xyxy) per file stem."""
+    with open(osp.join(data_root, 'annotations', 'keypoints308_val.json')) as f:
+        coco = json.load(f)
+    boxes: Dict[int, list] = {}
+    for ann in coco['annotations']:
+        if ann['num_keypoints'] > 0:
+            x, y, w, h = ann['bbox']
+            boxes.setdefault(ann['image_id'], []).append([x, y, x + w, y + h])
+    images = sorted(coco['images'], key=lambda im: im['file_name'])
+    if not images:
+        raise SystemExit(f'{data_root} has no validation images')
+    crowd = max(images, key=lambda im: len(boxes.get(im['id'], [])))
+    chosen = [crowd] + [im for im in images if im['id'] != crowd['id']][:num_images]
+    named, per_stem = [], {}
+    for image in chosen:
+        stem = osp.splitext(osp.basename(image['file_name']))[0]
+        name = f'multi_person_{stem}' if image is crowd else f'val_{stem}'
+        named.append((name, osp.join(data_root, image['file_name'])))
+        if image['id'] in boxes:
+            per_stem[stem] = boxes[image['id']]
+    return named, per_stem
+
+
+# ----------------------------------------------------------------------------------------------------- inference
+def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Dict[str, list]) -> List[tuple]:
+    """[(name, BGR image, {task: result})] of every model on every image, through the one inference path."""
+    import cv2
+
+    from sapiens2.apis import Sapiens2Inferencer
+    ordered = [models[task] for task in TASKS if task in models]
+    inferencer = Sapiens2Inferencer([osp.join(REPO, m['config']) for m in ordered],
+                                    [m['checkpoint'] for m in ordered], device='cpu')
+    results = inferencer([path for _, path in images], bboxes=boxes if 'pose' in models else None,
+                         show_progress=False)
+    by_stem = {r['name']: r for r in results}
+    frames = []
+    for name, path in images:
+        result = by_stem[osp.splitext(osp.basename(path))[0]]
+        frames.append((name, cv2.imread(path), {task: result[task] for task in models if task in result}))
+    return frames
+
+
+def small_jpeg(picture, path: str, width: int = 1400, quality: int = 80) -> str:
+    import cv2
+    height = int(round(picture.shape[0] * width / picture.shape[1]))
+    os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
+    cv2.imwrite(path, cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA),
+                [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return path
+
+
+# ----------------------------------------------------------------------------------------------------- metrics
+def metrics_table(models: Dict[str, dict]) -> List[List[str]]:
+    """Rows [task, metric, trained, untrained, best constant, target] from the model cards, a header first."""
+    rows = [['task', 'metric', 'trained', 'untrained', 'best constant', 'target']]
+    for task in TASKS:
+        if task not in models:
+            continue
+        card = models[task]
+        name = card['headline']
+        values = [card['metrics'][which].get(name) for which in ('trained', 'untrained', 'constant')]
+        rows.append([task, name] + ['-' if v is None else f'{v:.4g}' for v in values] + [target_text(card)])
+    return rows
+
+
+def target_text(card: dict) -> str:
+    """``>= 60``, or for a target set against a baseline (matting: ``< hard_mask``) the baseline's value too."""
+    op, target = card['target']
+    if isinstance(target, str):
+        value = card['metrics'].get(target, {}).get(card['headline'])
+        return f'{op} {target.replace("_", " ")}' + ('' if value is None else f' ({value:.4g})')
+    return f'{op} {target:g}'
+
+
+def text_table(rows: List[List[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return '\n'.join('    ' + '  '.join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows)
+
+
+def markdown_table(rows: List[List[str]]) -> str:
+    lines = ['| ' + ' | '.join(rows[0]) + ' |', '|' + '---|' * len(rows[0])]
+    return '\n'.join(lines + ['| ' + ' | '.join(row) + ' |' for row in rows[1:]]) + '\n'
+
+
+# ----------------------------------------------------------------------------------------------------- training
+def run_logged(step: str, command: List[str], log_path: str, echo_every: int = 0) -> str:
+    """Run ``command`` from the repository root with its output in ``log_path`` (training progress echoed every
+    ``echo_every`` iterations); return the output. One thread unless ``OMP_NUM_THREADS`` says otherwise: a model
+    this small gains little from a second thread, and loses much when the cores are shared."""
+    words = [shown(c) if osp.isabs(c) else c for c in command]
+    options = words.index('--cfg-options') if '--cfg-options' in words else len(words)
+    print(f'    $ {" ".join(words[:options])}' + (' --cfg-options <data root, schedule>' if words[options:] else '') +
+          f'  (log: {shown(log_path)})', flush=True)
+    lines = []
+    env = dict(os.environ)
+    env.setdefault('OMP_NUM_THREADS', '1')
+    with open(log_path, 'w') as log:
+        log.write(' '.join(command) + '\n')
+        proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=env)
+        for line in proc.stdout:
+            log.write(line)
+            lines.append(line)
+            match = ECHOED_LINE.search(line)
+            if echo_every and match and int(match.group(1)) % echo_every == 0:
+                print(f'      iteration {match.group(1)}/{match.group(2)}: loss {match.group(3)}', flush=True)
+    if proc.wait() != 0:
+        tail = ''.join(lines[-30:])
+        raise SystemExit(f'{step} failed (exit code {proc.returncode}); log {shown(log_path)}:\n{tail}')
+    return ''.join(lines)
+
+
+def parse_test_metrics(output: str) -> Dict[str, str]:
     """{name: value} from MMEngine's last ``Iter(test) [n/n]  name: value  name: value`` log line."""
     lines = METRIC_LINE.findall(output)
     pairs = (item.rsplit(': ', 1) for item in lines[-1].split('  ') if ': ' in item) if lines else ()
     return {name.strip(): value.strip() for name, value in pairs}
 
 
-def last_checkpoint(work_dir: str) -> str:
-    """The checkpoint MMEngine recorded as the last one in ``work_dir``."""
-    record = osp.join(work_dir, 'last_checkpoint')
-    if not osp.isfile(record):
-        raise SystemExit(f'training wrote no checkpoint record {record}')
-    with open(record) as f:
-        path = f.read().strip()
-    return path if osp.isabs(path) else osp.join(REPO, path)
+def training_options(data_root: str, iters: int) -> List[str]:
+    """``--cfg-options`` of the training stage: the demo's data, ``iters`` iterations (warm-up shortened to fit), no
+    validation during training (tools/test.py evaluates before and after), one checkpoint at the end."""
+    from mmengine.config import Config
+    cfg = Config.fromfile(osp.join(REPO, TRAIN_CONFIG))
+    warmup = min(cfg.param_scheduler[0]['end'], max(1, iters // 4))
+    data = [f'{split}_dataloader.dataset.data_root={data_root}' for split in ('train', 'val', 'test')]
+    return data + [f'train_cfg.max_iters={iters}', f'train_cfg.val_interval={iters + 1}',
+                   f'param_scheduler.0.end={warmup}', f'param_scheduler.1.begin={warmup}',
+                   f'param_scheduler.1.end={iters}', f'default_hooks.checkpoint.interval={iters}']
 
 
-def held_out_images(data_root: str, out_dir: str, num: int) -> str:
-    """Copy the first ``num`` validation images to ``out_dir`` and write their person boxes; return the JSON path."""
-    with open(osp.join(data_root, 'annotations', 'keypoints308_val.json')) as f:
-        coco = json.load(f)
-    os.makedirs(out_dir, exist_ok=True)
-    images = sorted(coco['images'], key=lambda im: im['file_name'])[:num]
-    boxes = {}
-    for image in images:
-        stem = osp.splitext(osp.basename(image['file_name']))[0]
-        shutil.copy(osp.join(data_root, image['file_name']), osp.join(out_dir, osp.basename(image['file_name'])))
-        boxes[stem] = [[a['bbox'][0], a['bbox'][1], a['bbox'][0] + a['bbox'][2], a['bbox'][1] + a['bbox'][3]]
-                       for a in coco['annotations'] if a['image_id'] == image['id'] and a['num_keypoints'] > 0]
-    path = out_dir.rstrip('/') + '_boxes.json'
-    with open(path, 'w') as f:
-        json.dump(boxes, f)
+def untrained_checkpoint(options: List[str], path: str) -> str:
+    """The training config's model as it starts training (its ``init_weights``, the config's seed), saved to
+    ``path``."""
+    import torch
+    from mmengine.config import DictAction
+    from mmengine.logging import MMLogger
+
+    from sapiens2.apis import init_model
+    from sapiens2.engine.checkpoint import save_weights
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    cfg_options = parser.parse_args(['--cfg-options', *options]).cfg_options
+    logger = MMLogger.get_current_instance()
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # init_weights logs every parameter
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # "no checkpoint given: random weights" is the point here
+            model = init_model(osp.join(REPO, TRAIN_CONFIG), device='cpu', cfg_options=cfg_options)
+        torch.manual_seed(model.cfg.get('randomness', {}).get('seed') or 0)
+        model.init_weights()
+    finally:
+        logger.setLevel(level)
+    save_weights(model.state_dict(), path)
     return path
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description='Train, evaluate and run the tiny pose model on SynthHumans')
-    parser.add_argument('--work-dir', default='work_dirs/demo')
-    parser.add_argument('--data-root', default='data/synthhumans')
-    parser.add_argument('--iters', type=int, default=None, help='training iterations (default: the config\'s)')
-    parser.add_argument('--num-images', type=int, default=8, help='held-out images to run inference on')
-    args = parser.parse_args()
-    start = time.time()
-    work_dir = osp.join(REPO, args.work_dir)
-    data_root = osp.join(REPO, args.data_root)
+def before_after_picture(image_path: str, checkpoints: Sequence[str], path: str) -> str:
+    """[image | body parts of each checkpoint of the training config] of one image, written to ``path``."""
+    import cv2
 
-    print(f'==> SynthHumans in {data_root}', flush=True)
-    from sapiens2.datasets.synthhumans import ensure_synthhumans
-    ensure_synthhumans(root=data_root)
+    from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.visualization.composite import task_panel, title_height, titled
+    from sapiens2.visualization.dense_maps import side_by_side
+    image = cv2.imread(image_path)
+    height = title_height(image.shape[0])
+    panels = [titled(image, 'image', height)]
+    for title, checkpoint in zip(('untrained', 'trained'), checkpoints):
+        result = Sapiens2Inferencer(osp.join(REPO, TRAIN_CONFIG), checkpoint, device='cpu')(image)[0]['seg']
+        panels.append(titled(task_panel(image, 'seg', result, None), title, height))
+    cv2.imwrite(path, side_by_side(*panels))
+    return path
 
+
+def train_and_compare(data_root: str, work_dir: str, iters: int) -> Tuple[str, str, str, str]:
+    """Train the nano seg config for ``iters`` iterations; return the metric untrained and trained, and the two
+    checkpoints."""
+    os.makedirs(work_dir, exist_ok=True)
+    options = training_options(data_root, iters)
     python = sys.executable
-    train = [python, 'tools/train.py', CONFIG, '--work-dir', work_dir, '--cfg-options'] + schedule_options(args.iters)
-    run('training the tiny pose model (tools/train.py)', train)
-    checkpoint = last_checkpoint(work_dir)
+    before_ckpt = untrained_checkpoint(options, osp.join(work_dir, 'untrained.safetensors'))
+    before = parse_test_metrics(run_logged(
+        'evaluating the untrained model', [python, 'tools/test.py', TRAIN_CONFIG, before_ckpt, '--work-dir',
+                                           osp.join(work_dir, 'test_untrained'), '--cfg-options', *options],
+        osp.join(work_dir, 'test_untrained.log')))
+    print(f'      untrained: {TRAIN_METRIC} {before.get(TRAIN_METRIC, "?")} (tools/test.py)', flush=True)
+    start = time.time()
+    run_logged('training', [python, 'tools/train.py', TRAIN_CONFIG, '--work-dir', work_dir, '--cfg-options', *options],
+               osp.join(work_dir, 'train.log'), echo_every=max(1, iters // 4))
+    print(f'      trained {iters} iterations in {time.time() - start:.0f} s', flush=True)
+    checkpoint = osp.join(work_dir, f'iter_{iters}.pth')
+    after = parse_test_metrics(run_logged(
+        'evaluating the trained model', [python, 'tools/test.py', TRAIN_CONFIG, checkpoint, '--work-dir',
+                                         osp.join(work_dir, 'test_trained'), '--cfg-options', *options],
+        osp.join(work_dir, 'test_trained.log')))
+    print(f'      trained: {TRAIN_METRIC} {after.get(TRAIN_METRIC, "?")} (tools/test.py)', flush=True)
+    return before.get(TRAIN_METRIC, '?'), after.get(TRAIN_METRIC, '?'), before_ckpt, checkpoint
 
-    output = run('evaluating on the validation split (tools/test.py)',
-                 [python, 'tools/test.py', CONFIG, checkpoint, '--work-dir', osp.join(work_dir, 'test')])
-    metrics = parse_metrics(output)
 
-    images_dir = osp.join(work_dir, 'heldout')
-    boxes = held_out_images(data_root, images_dir, args.num_images)
-    infer_dir = osp.join(work_dir, 'infer')
-    run('inference on held-out images (tools/infer.py)',
-        [python, 'tools/infer.py', images_dir, '--model', CONFIG, '--weights', checkpoint, '--bboxes', boxes,
-         '--out', infer_dir, '--device', 'cpu', '--quiet'])
+# ----------------------------------------------------------------------------------------------------- main
+def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description='Every shipped demo model on held-out SynthHumans images, their '
+                                     'metrics, and a short training run')
+    parser.add_argument('--models-dir', default='sapiens2/demo_models', help='shipped models and their cards')
+    parser.add_argument('--work-dir', default='work_dirs/demo', help='pictures, tables and the training run')
+    parser.add_argument('--data-root', default=None, help='a SynthHumans set to use instead of the automatic one')
+    parser.add_argument('--num-images', type=int, default=6, help='held-out images besides the multi-person scene')
+    parser.add_argument('--train-iters', type=int, default=600, help='iterations of the training stage')
+    parser.add_argument('--skip-train', action='store_true', help='leave out the training stage')
+    parser.add_argument('--readme-picture', default=None,
+                        help='also write the multi-person composite as a small JPEG here (e.g. docs/images/demo.jpg)')
+    return parser.parse_args(argv)
 
-    print('\n==> Done in {:.1f} min'.format((time.time() - start) / 60))
-    listed = [f'{name} {metrics[name]}' for name in SHOWN_METRICS if name in metrics]
-    print('    metrics:    ' + (', '.join(listed) if listed else 'see the tools/test.py output above'))
-    print(f'    checkpoint: {shown(checkpoint)}')
-    print(f'    pictures:   {shown(osp.join(infer_dir, "pose"))}/*.png '
-          f'(keypoints JSON: {shown(osp.join(infer_dir, "pose", "heldout_predictions.json"))})')
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    models_dir, work_dir = osp.join(REPO, args.models_dir), osp.join(REPO, args.work_dir)
+    clock = StageClock()
+    with clock.stage('models', f'shipped demo models in {shown(models_dir)}'):
+        models, notices, errors = load_shipped_models(models_dir)
+        notices += [n for n in (config_mismatch(m, models_dir) for m in models.values()) if n]
+        for task, model in models.items():
+            print(f'    {task:9s}{shown(model["checkpoint"])}')
+        for notice in notices:
+            print(f'    NOTICE {notice}')
+        for error in errors:
+            print(f'    ERROR  {error}')
+    with clock.stage('data', 'SynthHumans held-out images (rendered once, then cached)'):
+        data_root, data_notices = demo_data(models, args.data_root)
+        images, boxes = held_out_images(data_root, args.num_images)
+        print(f'    {shown(data_root)}: {len(images)} validation images (multi-person scene: {images[0][0]}, '
+              f'{len(boxes.get(images[0][0].rsplit("_", 1)[-1], []))} people)')
+        for notice in data_notices:
+            print(f'    NOTICE {notice}')
+    with clock.stage('inference', f'{len(models)} models on {len(images)} images (sapiens2.apis.Sapiens2Inferencer)'):
+        frames = run_models(models, images, boxes)
+    with clock.stage('pictures', 'composites [image | pose | body parts | normals | depth | albedo | alpha]'):
+        from sapiens2.visualization.composite import composite_picture, write_composites
+        pictures_dir = osp.join(work_dir, 'pictures')
+        paths = write_composites(frames, pictures_dir)
+        crowd = composite_picture(*frames[0][1:])
+        small = [small_jpeg(crowd, osp.join(work_dir, 'demo.jpg'))]
+        if args.readme_picture:
+            small.append(small_jpeg(crowd, osp.join(REPO, args.readme_picture)))
+        print(f'    {len(paths) - 1} composites, the contact sheet, {", ".join(shown(p) for p in small)}')
+    with clock.stage('metrics', 'validation metrics from the model cards'):
+        rows = metrics_table(models)
+        print(text_table(rows))
+        with open(osp.join(work_dir, 'metrics.md'), 'w') as f:
+            f.write(markdown_table(rows))
+        card = next(iter(models.values()))
+        print(f'    ({card["data"]["num_val"]} validation images of SynthHumans at {card["data"]["size"]}; '
+              f'recompute them: {evaluation_command(models_dir)})')
+    trained = None
+    if not args.skip_train:
+        with clock.stage('training', f'tools/train.py {TRAIN_CONFIG} from scratch, {args.train_iters} iterations'):
+            trained = train_and_compare(data_root, osp.join(work_dir, 'train'), args.train_iters)
+            comparison = before_after_picture(images[0][1], trained[2:], osp.join(pictures_dir,
+                                                                                   'training_before_after.png'))
+            print(f'    body parts before and after training: {shown(comparison)}')
+    print(f'\n==> Done. Stage times: {clock.summary()}')
+    if trained:
+        print(f'    training works: body-part {TRAIN_METRIC} {trained[0]} untrained -> {trained[1]} after '
+              f'{args.train_iters} iterations ({shown(trained[3])})')
+    print(f'    metrics table:  {shown(osp.join(work_dir, "metrics.md"))}')
+    print(f'    contact sheet:  {shown(paths[-1])}')
+    print(f'    pictures:       {shown(pictures_dir)}/*.png (one per image; {frames[0][0]}.png has several people)')
+    if errors:
+        print('    missing models (their panels are empty):\n      ' + '\n      '.join(errors))
+        return 1
     return 0
 
 

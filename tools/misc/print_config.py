@@ -5,8 +5,7 @@ Usage: python tools/misc/print_config.py CONFIG [--cfg-options k=v ...]
 import argparse
 import sys
 
-from sapiens2.engine.launch import load_config
-from sapiens2.engine.launch import DictAction
+from sapiens2.engine.launch import DictAction, load_config
 
 
 def main(argv=None) -> int:

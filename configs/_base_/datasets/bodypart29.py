@@ -30,6 +30,13 @@ test_pipeline = [
     dict(type='LoadAnnotations'),
     dict(type='PackSegInputs'),
 ]
+# Flip test-time augmentation (tools/test.py --tta): the image and its mirror at the test size; the mirror's
+# left/right logits are swapped back before the softmaxes are averaged. Configs that change test_pipeline repeat this.
+tta_flips = [dict(type='RandomFlip', prob=0.0, direction='horizontal'),
+             dict(type='RandomFlip', prob=1.0, direction='horizontal')]
+tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pipeline[1]], tta_flips,
+                                                                        [test_pipeline[2]], [test_pipeline[3]]])]
+tta_model = dict(type='Sapiens2SegTTAModel', swap_seg_labels=swap_seg_labels)
 
 train_dataloader = dict(
     batch_size=12,

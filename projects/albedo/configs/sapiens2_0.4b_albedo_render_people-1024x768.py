@@ -5,7 +5,7 @@ _base_ = ['sapiens2::_base_/dense_runtime.py']
 
 custom_imports = dict(imports=['sapiens2', 'sapiens2_albedo'], allow_failed_imports=False)
 
-pretrained_checkpoint = 'checkpoints/sapiens2_0.4b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-0.4b'
 image_size = (1024, 768)  # (H, W)
 train_data_root = 'data/albedo/train'
 val_data_root = 'data/albedo/val'

@@ -1,7 +1,7 @@
 # Sapiens2-1B albedo at 1024x768: 40k iterations, layer decay 0.9, clip 4.0, 7 per GPU x 8.
 _base_ = ['./sapiens2_0.4b_albedo_render_people-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_1b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-1b'
 model = dict(
     backbone=dict(arch='sapiens2_1b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=1536))

@@ -2,7 +2,7 @@
 # layer decay 0.94, clip 4.0, validation only at the end, 3 per GPU x 8.
 _base_ = ['./sapiens2_0.4b_albedo_render_people-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_5b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-5b'
 model = dict(
     backbone=dict(arch='sapiens2_5b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=2432, upsample_channels=(1536, 768, 512, 256)))

@@ -13,8 +13,8 @@ class AlbedoInferenceTask(DenseInferenceTask):
     """Albedo: ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
     name, head_types, uses = 'albedo', ('AlbedoHead', ), ('seg', )
 
-    def decode(self, dense, extras) -> dict:
-        return dict(albedo=dense.clamp(0, 1).permute(1, 2, 0).cpu().numpy())
+    def decode(self, sample) -> dict:
+        return dict(albedo=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())
 
     def visualize(self, image, result, context=None) -> np.ndarray:
         return side_by_side(image, albedo_to_bgr(result['albedo'], self.foreground(context)))

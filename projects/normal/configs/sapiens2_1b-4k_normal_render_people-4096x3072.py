@@ -10,7 +10,7 @@
 # * No official weights: the backbone starts from the 1B-4K pretrain, the head from scratch.
 _base_ = ['./sapiens2_1b_normal_render_people-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_1b_4k_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-1b-4k'
 image_size = (4096, 3072)  # (H, W)
 
 model = dict(

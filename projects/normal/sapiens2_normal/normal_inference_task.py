@@ -2,7 +2,6 @@
 from typing import List
 
 import numpy as np
-import torch.nn.functional as F
 
 from sapiens2.apis import DenseInferenceTask
 from sapiens2.registry import INFERENCE_TASKS
@@ -14,8 +13,8 @@ class NormalInferenceTask(DenseInferenceTask):
     """Surface normals: ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
     name, head_types, uses = 'normal', ('NormalHead', ), ('seg', )
 
-    def decode(self, dense, extras) -> dict:
-        return dict(normal=F.normalize(dense, dim=0, eps=1e-6).permute(1, 2, 0).cpu().numpy())
+    def decode(self, sample) -> dict:
+        return dict(normal=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())
 
     def visualize(self, image, result, context=None) -> np.ndarray:
         return side_by_side(image, normals_to_bgr(result['normal'], self.foreground(context)))

@@ -2,7 +2,7 @@
 # 6 per GPU x 8.
 _base_ = ['./sapiens2_0.4b_pointmap_render_people-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_0.8b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-0.8b'
 model = dict(
     backbone=dict(arch='sapiens2_0.8b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=1280))

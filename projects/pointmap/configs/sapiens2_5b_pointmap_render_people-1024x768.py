@@ -2,7 +2,7 @@
 # 1 per GPU x 8, validation batch 1.
 _base_ = ['./sapiens2_0.4b_pointmap_render_people-1024x768.py']
 
-pretrained_checkpoint = 'checkpoints/sapiens2_5b_pretrain.safetensors'
+pretrained_checkpoint = 'pretrain-5b'
 model = dict(
     backbone=dict(arch='sapiens2_5b', init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(in_channels=2432, upsample_channels=(1536, 768, 768, 768), conv_out_channels=(128, 64, 32)))

@@ -15,9 +15,8 @@ class PointmapInferenceTask(DenseInferenceTask):
     ``<stem>_depth.npy`` (fp16), ``<stem>.ply`` (foreground points, image colours); [image | turbo depth]."""
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
 
-    def decode(self, dense, extras) -> dict:
-        scale = extras['pred_scale'].reshape(()).clamp_min(1e-6) if 'pred_scale' in extras else 1.0
-        pointmap = (dense / scale).permute(1, 2, 0).cpu().numpy()
+    def decode(self, sample) -> dict:
+        pointmap = sample.pred_pointmap.data.float().permute(1, 2, 0).cpu().numpy()
         return dict(pointmap=pointmap, depth=pointmap[..., 2])
 
     def _mask(self, result, context) -> np.ndarray:

@@ -1,10 +1,10 @@
 """Export of the pretrained student or teacher backbone as a bare-key checkpoint (official pretrain layout)."""
 from collections import OrderedDict
-from typing import Mapping
+from typing import Mapping, Optional
 
 from torch import Tensor
 
-from sapiens2.engine.checkpoint import extract_state_dict, load_weights, save_weights
+from sapiens2.engine.checkpoint import extract_state_dict, read_checkpoint_file, save_weights, serialisable_meta
 
 BACKBONE_PREFIXES = dict(student='backbone.', teacher='teacher.backbone.')
 
@@ -22,11 +22,14 @@ def backbone_state_dict(state_dict: Mapping[str, Tensor], source: str = 'student
     return bare
 
 
-def export_backbone(checkpoint: str | Mapping[str, Tensor], out_file: str,
-                    source: str = 'student') -> 'OrderedDict[str, Tensor]':
+def export_backbone(checkpoint: str | Mapping[str, Tensor], out_file: str, source: str = 'student',
+                    trust_checkpoint: Optional[bool] = None) -> 'OrderedDict[str, Tensor]':
     """Writes the ``source`` backbone of a pretraining checkpoint (MMEngine .pth, .safetensors or a state dict)
-    to ``out_file`` (.safetensors, or a torch file for other suffixes) and returns the exported state dict."""
-    state = load_weights(checkpoint) if isinstance(checkpoint, str) else extract_state_dict(checkpoint)
-    bare = backbone_state_dict(state, source)
-    save_weights(bare, out_file)
+    to ``out_file`` (.safetensors, or a torch file for other suffixes) with the checkpoint's ``meta`` (what JSON can
+    carry) and returns the exported state dict."""
+    loaded = read_checkpoint_file(checkpoint, 'cpu', trust_checkpoint) if isinstance(checkpoint, str) else checkpoint
+    meta = loaded.get('meta') if isinstance(loaded.get('meta'), Mapping) else {}
+    bare = backbone_state_dict(extract_state_dict(loaded, str(checkpoint) if isinstance(checkpoint, str)
+                                                  else 'the given checkpoint'), source)
+    save_weights(bare, out_file, serialisable_meta(meta))
     return bare

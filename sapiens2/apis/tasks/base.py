@@ -1,9 +1,11 @@
 """The interface every inference task implements (pose, seg, and the projects' dense tasks).
 
-A task wraps one model: it batches images to the network input, runs the model, maps the outputs back onto each
-original image, draws them, and writes raw results. Tasks are registered in ``sapiens2.registry.INFERENCE_TASKS``;
-a project registers its own (e.g. ``NormalInferenceTask``) from its package, which the config's ``custom_imports``
-load, so ``sapiens2`` never imports ``projects``.
+A task wraps one model. It runs images through the config's own test pipeline (without its ground-truth
+transforms, :func:`sapiens2.apis.pipeline.inference_pipeline`) and the model's ``test_step``, the path evaluation
+takes, so results are mapped back to each original image by the model itself. The task only turns the predicted
+data samples into arrays, draws them and writes raw results. Tasks are registered in
+``sapiens2.registry.INFERENCE_TASKS``; a project registers its own (e.g. ``NormalInferenceTask``) from its package,
+which the config's ``custom_imports`` load, so ``sapiens2`` never imports ``projects``.
 
 A config chooses its task with a top-level ``infer_task = dict(type='SegInferenceTask', ...)``; without one, the
 task whose ``head_types`` lists the config's head type (``model.head`` or ``model.decode_head``) is used.
@@ -15,13 +17,15 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..pipeline import inference_pipeline, run_test_step
+
 
 class BaseInferenceTask:
     """Base of the registered inference tasks.
 
     Args:
         model: The built estimator, in eval mode, on its device.
-        cfg: The model's config (mmengine ``Config``).
+        cfg: The model's config (mmengine ``Config``); its test pipeline is built into ``self.pipeline``.
         dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` to run the forward under autocast.
     """
     #: CLI task name and output sub-folder.
@@ -36,6 +40,7 @@ class BaseInferenceTask:
         if dtype not in ('fp32', 'bf16', 'fp16'):
             raise ValueError(f'dtype must be fp32, bf16 or fp16, got {dtype!r}')
         self.model, self.cfg, self.dtype = model, cfg, dtype
+        self.pipeline = inference_pipeline(cfg)
 
     @property
     def device(self) -> torch.device:
@@ -45,6 +50,12 @@ class BaseInferenceTask:
         """Autocast context for the forward (a no-op for fp32)."""
         dtype = dict(bf16=torch.bfloat16, fp16=torch.float16).get(self.dtype)
         return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
+
+    def test_step(self, data_infos: Sequence[dict]) -> list:
+        """Run ``data_infos`` (e.g. ``dict(img=image)``) through the pipeline and ``model.test_step`` in one batch;
+        return the predicted data samples."""
+        with self.autocast():
+            return run_test_step(self.model, self.pipeline, data_infos)
 
     def predict(self, images: List[np.ndarray], **kwargs) -> List[dict]:
         """Run the model on BGR uint8 images; return one result dict per image, in original image coordinates."""

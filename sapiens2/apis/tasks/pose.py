@@ -1,38 +1,30 @@
 """308-keypoint top-down pose inference: person boxes (user, detector or whole image) -> keypoints."""
 import json
+import logging
 from typing import List, Optional, Sequence
 
 import numpy as np
+from mmengine.logging import print_log
 from torch import nn
 
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
+
+from ..pose_topdown import inference_pose_topdown, init_person_detector
 from .base import BaseInferenceTask
-
-
-def use_fast_decoder(model: nn.Module) -> None:
-    """Swap a head's mmpose ``UDPHeatmap`` decoder for the equivalent batched ``FastUDPHeatmap``."""
-    from mmpose.codecs import UDPHeatmap
-
-    from sapiens2.codecs import FastUDPHeatmap
-    head = getattr(model, 'head', None)
-    decoder = getattr(head, 'decoder', None)
-    if type(decoder) is UDPHeatmap:
-        head.decoder = FastUDPHeatmap(input_size=decoder.input_size, heatmap_size=decoder.heatmap_size,
-                                      heatmap_type=decoder.heatmap_type, sigma=decoder.sigma,
-                                      radius_factor=decoder.radius_factor,
-                                      blur_kernel_size=decoder.blur_kernel_size)
 
 
 @INFERENCE_TASKS.register_module()
 class PoseInferenceTask(BaseInferenceTask):
     """Top-down pose (the official ``vis_pose.py``) over :func:`sapiens2.apis.pose_topdown.inference_pose_topdown`.
 
-    Boxes per image: the user's (``bboxes`` of :meth:`predict`), else the detector's (when configured), else the
-    whole image. Crops run through the config's test pipeline (flip test as configured); heatmaps are decoded with
-    :class:`~sapiens2.codecs.FastUDPHeatmap`. Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,),
-    ``keypoints`` (N, K, 2) image pixels, ``keypoint_scores`` (N, K). Writes ``<group>_predictions.json`` per
-    folder or video in the official schema and draws the skeleton with the metainfo colours and links.
+    Boxes per image: the user's (``bboxes`` of :meth:`predict`, checked), else the detector's (when configured; a
+    frame where it finds nobody gets an empty result and a logged notice), else the whole image. Crops run through
+    the config's test pipeline and ``model.test_step`` (flip test and the codec's decoding as configured).
+    Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,), ``keypoints`` (N, K, 2) image pixels,
+    ``keypoint_scores`` (N, K). Writes ``<group>_predictions.json`` per folder or video in the official schema and
+    draws the skeleton with the metainfo colours and links.
 
     Args:
         kpt_thr: Keypoint score threshold for drawing (recorded in the JSON as ``kpt_thr_used``).
@@ -40,6 +32,8 @@ class PoseInferenceTask(BaseInferenceTask):
         bbox_thr, nms_thr: Detector score threshold and box-NMS IoU (official 0.3 / 0.3).
         batch_size: Person crops per forward.
         radius, thickness: Drawing sizes (default proportional to the image).
+        keypoint_format: Return, draw and write the keypoints in another layout (``coco17``, ``coco_wholebody``,
+            ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308.
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
@@ -48,47 +42,53 @@ class PoseInferenceTask(BaseInferenceTask):
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
                  nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
-                 thickness: Optional[int] = None) -> None:
+                 thickness: Optional[int] = None, keypoint_format: Optional[str] = None) -> None:
         super().__init__(model, cfg, dtype)
-        from .. import pose_topdown
-        self._topdown = pose_topdown
         if not getattr(model, 'dataset_meta', None):
-            from mmpose.apis.inference import dataset_meta_from_config
-            model.dataset_meta = dataset_meta_from_config(cfg, dataset_mode='train')
-        use_fast_decoder(model)
-        self.detector = (pose_topdown.init_person_detector(det_config, det_checkpoint, str(self.device))
-                         if det_config else None)
+            raise ValueError('the pose model has no dataset_meta (keypoint names, flip indices); build it with '
+                             'sapiens2.apis.init_model')
+        self.detector = init_person_detector(det_config, det_checkpoint, str(self.device)) if det_config else None
         self.kpt_thr, self.bbox_thr, self.nms_thr, self.batch_size = kpt_thr, bbox_thr, nms_thr, batch_size
         self.radius, self.thickness = radius, thickness
+        self.keypoint_format = get_keypoint_format(keypoint_format) if keypoint_format else None
 
-    def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None, **kwargs) -> List[dict]:
+    def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None,
+                names: Optional[Sequence[str]] = None, **kwargs) -> List[dict]:
+        """``bboxes[i]``: the person boxes of ``images[i]`` ([x1, y1, x2, y2(, score)] each) or None;
+        ``names[i]`` names the image in notices and errors."""
         bboxes = bboxes if bboxes is not None else [None] * len(images)
-        return [self._predict_one(image, boxes) for image, boxes in zip(images, bboxes)]
+        names = names if names is not None else [f'image {i}' for i in range(len(images))]
+        return [self._in_format(self._predict_one(image, boxes, name))
+                for image, boxes, name in zip(images, bboxes, names)]
 
-    def _predict_one(self, image: np.ndarray, boxes) -> dict:
-        boxes = None if boxes is None or len(boxes) == 0 else np.asarray(boxes, dtype=np.float32)
-        if boxes is not None and (boxes.ndim != 2 or boxes.shape[1] not in (4, 5)):
-            raise ValueError(f'person boxes must be a list of [x1, y1, x2, y2] or [x1, y1, x2, y2, score], got '
-                             f'shape {boxes.shape}')
+    def _in_format(self, result: dict) -> dict:
+        if self.keypoint_format is None:
+            return result
+        keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
+        return dict(result, keypoints=keypoints, keypoint_scores=scores)
+
+    def _predict_one(self, image: np.ndarray, boxes, name: str) -> dict:
         with self.autocast():
-            samples = self._topdown.inference_pose_topdown(
-                self.model, image, None if boxes is None else boxes[:, :4], detector=self.detector,
-                det_score_thr=self.bbox_thr, det_nms_thr=self.nms_thr, batch_size=self.batch_size)
-        num_kpts = len(self.model.dataset_meta['keypoint_id2name'])
+            samples = inference_pose_topdown(
+                self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
+                det_nms_thr=self.nms_thr, batch_size=self.batch_size, pipeline=self.pipeline, name=name)
         if not samples:
+            if boxes is None:
+                print_log(f'{name}: the person detector found nobody (score > {self.bbox_thr}); no pose for this '
+                          'frame', logger='current', level=logging.WARNING)
+            num_kpts = self.model.dataset_meta['num_keypoints']
             return dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
                         keypoints=np.zeros((0, num_kpts, 2), np.float32),
                         keypoint_scores=np.zeros((0, num_kpts), np.float32))
         pred = [sample.pred_instances for sample in samples]
-        bbox_scores = (boxes[:, 4] if boxes is not None and boxes.shape[1] > 4 else
-                       np.concatenate([p.bbox_scores for p in pred]))
         return dict(bboxes=np.concatenate([p.bboxes for p in pred]).astype(np.float32),
-                    bbox_scores=np.asarray(bbox_scores, np.float32),
+                    bbox_scores=np.concatenate([p.bbox_scores for p in pred]).astype(np.float32),
                     keypoints=np.concatenate([p.keypoints for p in pred]).astype(np.float32),
                     keypoint_scores=np.concatenate([p.keypoint_scores for p in pred]).astype(np.float32))
 
     def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
-        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], kpt_thr=self.kpt_thr,
+        style = self.keypoint_format.style() if self.keypoint_format is not None else None
+        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style=style, kpt_thr=self.kpt_thr,
                               radius=self.radius, thickness=self.thickness, bboxes=result['bboxes'])
 
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
@@ -99,6 +99,9 @@ class PoseInferenceTask(BaseInferenceTask):
         num_keypoints = records[0]['result']['keypoint_scores'].shape[1] if records else 0
         content = dict(video=group, image_size=records[0]['image_size'] if records else None,
                        num_keypoints=int(num_keypoints), kpt_thr_used=self.kpt_thr, frames=frames)
+        if self.keypoint_format is not None:
+            content.update(keypoint_format=self.keypoint_format.name,
+                           keypoint_names=list(self.keypoint_format.keypoint_names))
         path = self.out_path(out_dir, group, '_predictions.json')
         with open(path, 'w') as f:
             json.dump(content, f)

@@ -1,8 +1,10 @@
 """COCO-style 308-keypoint dataset (the official eval-file format) on mmpose's ``BaseCocoStyleDataset``."""
 import os.path as osp
+from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+from mmcv.transforms import LoadImageFromFile
 from mmengine.fileio import exists, get_local_path
 from mmengine.logging import MessageHub
 from mmpose.datasets.datasets.base import BaseCocoStyleDataset
@@ -11,6 +13,7 @@ from xtcocotools.coco import COCO
 
 from .annotation_schema import AnnotationError, read_annotation_json, validate_keypoint_coco
 from .metainfo import NUM_KEYPOINTS, keypoints308_metainfo
+from .transforms.check_image_size import ANNOTATED_SHAPE_KEY, CheckAnnotatedImageSize
 
 __all__ = ['AnnotationError', 'Keypoints308CocoDataset']
 
@@ -25,7 +28,10 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
     mmpose), ``iscrowd`` to 0; ``num_keypoints`` is recounted (v > 0). Crowd instances, instances without visible
     keypoints and empty boxes are skipped, as in the official reader. The file is schema-checked
     (:func:`~.annotation_schema.validate_keypoint_coco`, which also rejects boxes outside their image) before
-    xtcocotools indexes it; malformed files and records raise ``AnnotationError`` naming the file and the record.
+    xtcocotools indexes it; malformed files and records raise ``AnnotationError`` naming the file and the record, and
+    so does a file in which no annotation is usable (with the count of each reason). With ``check_image_size``
+    (default) a :class:`~.transforms.CheckAnnotatedImageSize` follows every image loading of the pipeline: an image
+    whose size is not the annotated width/height raises an error instead of training on misplaced keypoints.
 
     The metadata defaults to the packaged ``keypoints308.json``. In test mode the ground truth that mmpose's
     ``CocoMetric`` / ``KeypointPartitionMetric`` evaluate is the dataset's own normalised annotations (packed as
@@ -36,11 +42,39 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
     METAINFO: dict = keypoints308_metainfo()
     KEYPOINT_FIELDS: Tuple[str, ...] = ('keypoints', 'goliath_wholebody_kpts')
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, check_image_size: bool = True, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        if check_image_size:
+            self._insert_image_size_checks()
         if self.test_mode:
             # BaseCocoStyleDataset publishes ann_file for CocoMetric; withdraw it so metrics use raw_ann_info.
             MessageHub.get_current_instance().update_info_dict({f"{self.metainfo['dataset_name']}_ann_file": None})
+
+    def _insert_image_size_checks(self) -> None:
+        transforms = self.pipeline.transforms
+        for i in reversed(range(len(transforms))):
+            followed = i + 1 < len(transforms) and isinstance(transforms[i + 1], CheckAnnotatedImageSize)
+            if isinstance(transforms[i], LoadImageFromFile) and not followed:
+                transforms.insert(i + 1, CheckAnnotatedImageSize(self.ann_file))
+
+    def load_data_list(self) -> List[dict]:
+        """mmpose's data list; a file without a single usable annotation raises ``AnnotationError``."""
+        self._skipped: Counter = Counter()
+        data_list = super().load_data_list()
+        if not data_list and not self.bbox_file:
+            reasons = ', '.join(f'{n} {why}' for why, n in self._skipped.items()) or 'the file lists no annotation'
+            raise AnnotationError(f'{self.ann_file}: no usable person annotation ({reasons}); crowd annotations, '
+                                  'empty boxes (w or h = 0) and annotations without a visible keypoint (v > 0) are '
+                                  'skipped. Fix the boxes and keypoints, or check that this is the right file.')
+        return data_list
+
+    def _get_topdown_data_infos(self, instance_list: List[Dict]) -> List[Dict]:
+        """mmpose's filter of the instances, counting why each skipped one is skipped."""
+        kept = super()._get_topdown_data_infos(instance_list)
+        if len(kept) < len(instance_list):
+            kept_ids = {id(info) for info in kept}
+            self._skipped.update(_skip_reason(info) for info in instance_list if id(info) not in kept_ids)
+        return kept
 
     def keypoint_schema(self) -> Tuple[Dict[str, int], Tuple[str, ...]]:
         """Return ({keypoint field: number of keypoints}, fields of which an annotation needs at least one)."""
@@ -75,7 +109,11 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
     def parse_data_info(self, raw_data_info: dict) -> Optional[dict]:
         """Normalise one (schema-checked) annotation (keypoints under ``keypoints``, ``area`` set), then parse it."""
         ann = self.normalise_annotation(raw_data_info['raw_ann_info'])
-        return super().parse_data_info(dict(raw_ann_info=ann, raw_img_info=raw_data_info['raw_img_info']))
+        img = raw_data_info['raw_img_info']
+        data_info = super().parse_data_info(dict(raw_ann_info=ann, raw_img_info=img))
+        if data_info is not None and self.data_mode == 'topdown':
+            data_info[ANNOTATED_SHAPE_KEY] = (img['height'], img['width'])
+        return data_info
 
     def normalise_annotation(self, ann: dict) -> dict:
         """Return a copy of a schema-checked ``ann`` with a 308x3 ``keypoints`` list, area and num_keypoints."""
@@ -103,3 +141,12 @@ class Keypoints308CocoDataset(BaseCocoStyleDataset):
             raise AnnotationError(f'{self.ann_file}: annotation {ann.get("id")} field "{field}" has {flat.size} '
                                   f'values; expected {num} keypoints x 3 (x, y, v) = {num * 3}.')
         return flat.reshape(num, 3)
+
+
+def _skip_reason(info: dict) -> str:
+    if info.get('iscrowd'):
+        return 'crowd'
+    box = info['bbox'][0]
+    if box[2] <= box[0] or box[3] <= box[1]:
+        return 'with an empty box'
+    return 'without a visible keypoint'

@@ -4,9 +4,11 @@ from typing import List, Optional
 
 from mmcv.transforms import LoadAnnotations
 from mmseg.datasets import BaseSegDataset
+from mmseg.datasets.transforms import LoadAnnotations as SegLoadAnnotations
 from mmseg.registry import DATASETS
 
 from .check_seg_labels import CheckSegLabels
+from .load_seg_annotations import LoadSegAnnotations
 from .metainfo import seg29_metainfo, source_label_map
 
 
@@ -19,9 +21,12 @@ class BodyPart29Dataset(BaseSegDataset):
     ``seg29.json`` (``DOME_MAPPING_34_to_29``, ``DOME_MAPPING_52_to_29``, ``INTERNAL_MAPPING_32_to_29``); ids the
     table does not map become 255. The remap rides on mmseg's ``label_map``, applied by ``LoadAnnotations``.
 
-    With ``check_labels`` (default) a :class:`CheckSegLabels` follows every ``LoadAnnotations`` of the pipeline
-    (unless the pipeline already has one there): a label map holding, after the remap, an id that is neither a class
-    nor ``ignore_index`` raises ``ValueError`` naming the file and the ids, instead of corrupting the loss.
+    With ``check_labels`` (default) every plain ``LoadAnnotations`` of the pipeline becomes a
+    :class:`LoadSegAnnotations` (a damaged file, 16-bit ids above 255, a colour label map or one of another size than
+    its image raise an error naming the file, instead of loading wrong ids or failing in the loss or the metric), and
+    a :class:`CheckSegLabels` follows every ``LoadAnnotations`` (unless the pipeline already has one there): a label
+    map holding, after the remap, an id that is neither a class nor ``ignore_index`` raises ``ValueError`` naming the
+    file and the ids, instead of corrupting the loss.
 
     Args:
         source_mapping: Name of a source-to-29 table, or None when the label maps already hold the 29 ids.
@@ -48,8 +53,12 @@ class BodyPart29Dataset(BaseSegDataset):
             self._insert_label_checks()
 
     def _insert_label_checks(self) -> None:
-        """Put a CheckSegLabels right after each LoadAnnotations of the pipeline that lacks one."""
+        """Read label maps with LoadSegAnnotations, and put a CheckSegLabels right after each LoadAnnotations of the
+        pipeline that lacks one."""
         transforms = self.pipeline.transforms
+        for i, transform in enumerate(transforms):
+            if type(transform) is SegLoadAnnotations:
+                transforms[i] = LoadSegAnnotations.replacing(transform)
         for i in reversed(range(len(transforms))):
             followed = i + 1 < len(transforms) and isinstance(transforms[i + 1], CheckSegLabels)
             if isinstance(transforms[i], LoadAnnotations) and not followed:

@@ -8,6 +8,8 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
+from sapiens2.datasets.image_files import read_image_file
+
 
 def fit_background(background: np.ndarray, height: int, width: int) -> np.ndarray:
     """Resize ``background`` to ``height`` keeping its aspect; centre-crop to ``width``, or stretch if narrower."""
@@ -80,10 +82,8 @@ class RandomBackground(BaseTransform):
         if not mask.any():
             return results
         path = self.files[np.random.randint(len(self.files))]
-        background = cv2.imread(path, cv2.IMREAD_COLOR)
-        if background is None:
-            raise OSError(f'RandomBackground: cannot read background image {path!r}')
-        background = fit_background(background, *image.shape[:2])
+        background = fit_background(read_image_file(path, cv2.IMREAD_COLOR, what='background image'),
+                                    *image.shape[:2])
         person = reinhard_transfer(image, background, mask) if self.color_transfer else image
         results['img'] = np.where(mask[..., None], person, background)
         return results

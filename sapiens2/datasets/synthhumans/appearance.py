@@ -75,3 +75,23 @@ def sample_appearance(rng: np.random.Generator) -> Appearance:
         socks=float(rng.uniform(0.1, 0.45) if rng.random() < 0.5 else 0.0), sock_color=_garment(rng),
         glasses=bool(rng.random() < 0.2), glasses_color=_garment(rng), lip_color=_bgr(lip),
         eye_color=_jitter(rng, (45, 35, 30), 15))
+
+
+@dataclass(frozen=True)
+class HairFuzz:
+    """A semi-transparent shell of loose hair around the solid hair ellipsoids (alpha matting ground truth).
+
+    ``thickness``: shell depth as a fraction of the hair radii; ``density``: optical depth across the shell at
+    normal incidence; ``strands``, ``wave``, ``phase``: the strand pattern running from the crown down.
+    """
+    thickness: float
+    density: float
+    strands: int
+    wave: float
+    phase: float
+
+
+def sample_hair_fuzz(rng: np.random.Generator) -> HairFuzz:
+    return HairFuzz(thickness=float(rng.uniform(0.15, 0.45)), density=float(rng.uniform(0.8, 2.5)),
+                    strands=int(rng.integers(16, 48)), wave=float(rng.uniform(0.0, 3.0)),
+                    phase=float(rng.uniform(0.0, 2 * np.pi)))

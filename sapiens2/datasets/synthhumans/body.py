@@ -3,10 +3,11 @@
 World frame: y up, ground plane y = 0. A person stands at (x, 0, z) facing ``ry(yaw) @ (0, 0, 1)``.
 """
 from dataclasses import dataclass, replace
+from typing import Optional
 
 import numpy as np
 
-from .appearance import Appearance
+from .appearance import Appearance, HairFuzz
 from .face import HeadModel
 from .geometry import ry
 from .keypoints import body_keypoints
@@ -17,13 +18,14 @@ from .primitives import PrimitiveSet
 
 @dataclass(frozen=True)
 class PersonParams:
-    """Everything that defines one rendered person."""
+    """Everything that defines one rendered person (``hair_fuzz``: loose hair around the solid hair, or none)."""
     shape: BodyShape
     pose: Pose
     look: Appearance
     x: float = 0.0
     z: float = 3.0
     yaw: float = np.pi
+    hair_fuzz: Optional[HairFuzz] = None
 
 
 def mirror_person(p: PersonParams) -> PersonParams:

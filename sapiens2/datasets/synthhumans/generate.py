@@ -17,7 +17,7 @@ from .scene import Scene, sample_scene
 from .writer import coco_records, make_split_dirs, write_annotations, write_image, write_sample
 
 # Bump whenever the rendered output changes, so that cached datasets are regenerated.
-RENDERER_VERSION = 4
+RENDERER_VERSION = 5
 SPLITS = {'train': 0, 'val': 1}
 
 

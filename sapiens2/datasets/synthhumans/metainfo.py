@@ -6,6 +6,7 @@ import numpy as np
 
 from sapiens2.metainfo import load_metainfo
 
+
 @lru_cache(maxsize=None)
 def keypoint_meta() -> dict:
     """The parsed ``keypoints308.json``."""

@@ -1,4 +1,5 @@
-"""Render a scene to exactly aligned image, albedo, masks, part labels, normals, depth, camera and keypoints."""
+"""Render a scene to exactly aligned image, albedo, masks, part labels, normals, depth, camera, keypoints, and the
+soft alpha matte with the pre-multiplied foreground and the background it was composited over."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -6,16 +7,26 @@ import numpy as np
 from .background import render_background, sensor_noise
 from .body import build_person
 from .keypoints import keypoint_visibility
+from .matte import antialiased_layer, hair_layer, motion_blur, over
+from .metainfo import seg_ids
 from .primitives import PrimitiveSet
 from .raster import rasterise
 from .scene import Scene
 from .shading import composite, shading
 
+# Part labels of the face, which loose hair never covers.
+FACE_LABELS = ('Face_Neck', 'Upper_Lip', 'Lower_Lip', 'Eyeglass')
+
 
 @dataclass
 class Rendering:
     """One rendered sample. Images are BGR uint8; ``keypoints`` is (N, 308, 3) as (x, y, COCO visibility);
-    ``bboxes`` (N, 4) are xywh of each person's visible mask (zeros when fully hidden), ``areas`` its pixel count."""
+    ``bboxes`` (N, 4) are xywh of each person's visible mask (zeros when fully hidden), ``areas`` its pixel count.
+
+    ``alpha`` (H, W) float32 in [0, 1] is the soft matte of the people (anti-aliased edges, loose hair, motion blur)
+    and ``foreground`` (H, W, 3) float32 their pre-multiplied BGR colour (0..255): ``image`` is
+    ``foreground + (1 - alpha) * background`` plus sensor noise. ``mask`` stays the binary pixel-centre mask that
+    every other map agrees with."""
     image: np.ndarray
     albedo: np.ndarray
     mask: np.ndarray
@@ -28,6 +39,9 @@ class Rendering:
     keypoints: np.ndarray
     bboxes: np.ndarray
     areas: np.ndarray
+    alpha: np.ndarray
+    foreground: np.ndarray
+    background: np.ndarray
 
 
 def _lookup_tables(prims: PrimitiveSet):
@@ -48,30 +62,53 @@ def _boxes(instance: np.ndarray, n: int):
     return bboxes, areas
 
 
-def _draw(scene: Scene, models: list):
-    """Rasterise and shade the people of ``scene``: (raster, fg, label/person lookups, primitive ids, albedo, image)."""
+def _hair_shells(prims: PrimitiveSet, scene: Scene, seg: np.ndarray, instance: np.ndarray) -> list:
+    """(centre, rot, radii, albedo, fuzz, face mask) of every hair ellipsoid whose person has loose hair."""
+    ids = seg_ids()
+    face = np.isin(seg, [ids[name] for name in FACE_LABELS])
+    shells = []
+    for c, rot, radii, meta in zip(prims.ell_c, prims.ell_rot, prims.ell_radii, prims.ell_meta):
+        person = meta[3]
+        fuzz = scene.persons[person].hair_fuzz if person < len(scene.persons) else None
+        if meta[0] == ids['Hair'] and fuzz is not None:
+            shells.append((c, rot, np.asarray(radii), meta[1], fuzz, face & (instance == person + 1)))
+    return shells
+
+
+def _draw(scene: Scene, models: list) -> dict:
+    """Rasterise, shade and composite the people of ``scene`` over its background: the raster and every map
+    :func:`render_scene` derives from it (``ras``, ``fg``, ``seg``, ``instance``, ``albedo``, ``alpha``,
+    ``premult``, ``background``, ``image``)."""
     cam = scene.camera
+    K, ext = cam.K, cam.extrinsic
     world = PrimitiveSet()
     for i, model in enumerate(models):
         world.extend(model.prims, person=i)
-    prims = world.transformed(cam.extrinsic[:3, :3], cam.extrinsic[:3, 3])
-    ras = rasterise(prims, cam.K, cam.size)
+    prims = world.transformed(ext[:3, :3], ext[:3, 3])
+    ras = rasterise(prims, K, cam.size)
     labels, colors, persons = _lookup_tables(prims)
     fg = ras.prim >= 0
     pid = np.where(fg, ras.prim, 0)
+    seg = np.where(fg, labels[pid], 0).astype(np.uint8)
+    instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
     albedo = np.where(fg[..., None], colors[pid], 0).astype(np.uint8)
     light = scene.light
     background = render_background(scene.background_seed, cam.size, scene.background_flip)
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
     shade = shading(ras.normal, light.direction, light.ambient, light.intensity)
-    image = composite(albedo, shade, fg, background, noise)
-    return ras, fg, labels, persons, pid, albedo, image
+    alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade[..., None], colors, light)
+    shells = _hair_shells(prims, scene, seg, instance)
+    alpha, premult = over(*hair_layer(shells, K, cam.size, ras.depth, light), alpha, premult)
+    alpha, premult = motion_blur(alpha, premult, *scene.motion_blur)
+    image = composite(premult, alpha, background, noise)
+    return dict(ras=ras, fg=fg, seg=seg, instance=instance, albedo=albedo, alpha=alpha, premult=premult,
+                background=background, image=image)
 
 
 def render_image(scene: Scene) -> np.ndarray:
     """Only the BGR image of ``scene``, pixel for pixel that of :func:`render_scene`, without the keypoints and the
     label maps (for unlabeled pretraining images)."""
-    return _draw(scene, [build_person(p, with_keypoints=False) for p in scene.persons])[-1]
+    return _draw(scene, [build_person(p, with_keypoints=False) for p in scene.persons])['image']
 
 
 def render_scene(scene: Scene) -> Rendering:
@@ -79,9 +116,8 @@ def render_scene(scene: Scene) -> Rendering:
     cam = scene.camera
     K, ext = cam.K, cam.extrinsic
     models = [build_person(p) for p in scene.persons]
-    ras, fg, labels, persons, pid, albedo, image = _draw(scene, models)
-    seg = np.where(fg, labels[pid], 0).astype(np.uint8)
-    instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
+    d = _draw(scene, models)
+    ras, fg, instance, seg, alpha, premult = d['ras'], d['fg'], d['instance'], d['seg'], d['alpha'], d['premult']
     keypoints = np.zeros((len(models), 308, 3))
     for i, model in enumerate(models):
         p = model.keypoints @ ext[:3, :3].T + ext[:3, 3]
@@ -89,6 +125,7 @@ def render_scene(scene: Scene) -> Rendering:
         keypoints[i, :, :2] = uvz[:, :2]
         keypoints[i, :, 2] = keypoint_visibility(uvz, model.tolerance, i + 1, instance, ras.depth)
     bboxes, areas = _boxes(instance, len(models))
-    return Rendering(image=image, albedo=albedo, mask=(fg * 255).astype(np.uint8), instance=instance, seg=seg,
+    return Rendering(image=d['image'], albedo=d['albedo'], mask=(fg * 255).astype(np.uint8), instance=instance, seg=seg,
                      normal=ras.normal.astype(np.float32), depth=ras.depth.astype(np.float32), K=K, extrinsic=ext,
-                     keypoints=keypoints, bboxes=bboxes, areas=areas)
+                     keypoints=keypoints, bboxes=bboxes, areas=areas, alpha=alpha.astype(np.float32),
+                     foreground=premult.astype(np.float32), background=d['background'])

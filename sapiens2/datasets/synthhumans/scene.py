@@ -4,7 +4,7 @@ from typing import Tuple
 
 import numpy as np
 
-from .appearance import sample_appearance
+from .appearance import sample_appearance, sample_hair_fuzz
 from .body import PersonParams, mirror_person
 from .geometry import rx, ry, rz
 from .mannequin import sample_pose, sample_shape
@@ -55,15 +55,17 @@ class Scene:
     persons: Tuple[PersonParams, ...]
     background_seed: int
     background_flip: bool = False
+    motion_blur: Tuple[float, float] = (0.0, 0.0)  # (length in pixels, angle in [0, pi) from the image x axis)
 
 
 def mirror_scene(scene: Scene) -> Scene:
     """The scene reflected through the world plane x = 0; it renders as the horizontally flipped image."""
     cam = replace(scene.camera, yaw=-scene.camera.yaw, roll=-scene.camera.roll)
     lx, ly, lz = scene.light.direction
+    length, angle = scene.motion_blur
     return replace(scene, camera=cam, light=replace(scene.light, direction=(-lx, ly, lz)),
                    persons=tuple(mirror_person(p) for p in scene.persons),
-                   background_flip=not scene.background_flip)
+                   background_flip=not scene.background_flip, motion_blur=(length, (np.pi - angle) % np.pi))
 
 
 def _sample_yaw(rng: np.random.Generator) -> float:
@@ -86,7 +88,11 @@ def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def sample_scene(rng: np.random.Generator, size: Tuple[int, int]) -> Scene:
-    """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H."""
+    """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H.
+
+    Loose hair (for people with hair) and a motion blur of the people (15 % of the scenes, 1-3 % of H long) are drawn
+    last, so they leave every other draw unchanged.
+    """
     height, width = size
     focal = (height / 2.0) / np.tan(np.deg2rad(rng.uniform(35.0, 55.0)) / 2.0)
     n = int(rng.choice(3, p=(0.45, 0.35, 0.2))) + 1
@@ -107,4 +113,8 @@ def sample_scene(rng: np.random.Generator, size: Tuple[int, int]) -> Scene:
     direction = np.array([rng.uniform(-0.8, 0.8), rng.uniform(-1.0, -0.1), rng.uniform(-1.0, -0.3)])
     light = Light(direction=tuple(float(v) for v in direction / np.linalg.norm(direction)),
                   ambient=float(rng.uniform(0.25, 0.5)), intensity=float(rng.uniform(0.85, 1.15)))
-    return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=int(rng.integers(2**31)))
+    background_seed = int(rng.integers(2**31))
+    persons = [replace(p, hair_fuzz=sample_hair_fuzz(rng) if p.look.hair_style != 'bald' else None) for p in persons]
+    blur = (float(rng.uniform(0.01, 0.03) * height), float(rng.uniform(0.0, np.pi))) if rng.random() < 0.15 \
+        else (0.0, 0.0)
+    return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=background_seed, motion_blur=blur)

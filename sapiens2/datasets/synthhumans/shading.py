@@ -1,4 +1,4 @@
-"""Lambertian shading of the albedo and compositing over the background."""
+"""Lambertian shading and compositing of the people layer over the background."""
 import numpy as np
 
 
@@ -9,8 +9,7 @@ def shading(normal: np.ndarray, direction, ambient: float, intensity: float) -> 
     return intensity * (ambient + (1.0 - ambient) * lam)
 
 
-def composite(albedo: np.ndarray, shade: np.ndarray, mask: np.ndarray, background: np.ndarray,
-              noise: np.ndarray) -> np.ndarray:
-    """``albedo * shade`` on the mask, the background elsewhere, plus sensor ``noise`` (BGR uint8)."""
-    image = np.where(mask[..., None], albedo * shade[..., None], background) + noise
+def composite(premult: np.ndarray, alpha: np.ndarray, background: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """The pre-multiplied people layer over the background, plus sensor ``noise`` (BGR uint8)."""
+    image = premult + (1.0 - alpha[..., None]) * background + noise
     return np.clip(np.round(image), 0, 255).astype(np.uint8)

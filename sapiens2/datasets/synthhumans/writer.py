@@ -10,7 +10,8 @@ import numpy as np
 from .metainfo import keypoint_meta
 from .render import Rendering
 
-FOLDERS = ('rgb', 'mask', 'instance', 'seg', 'albedo', 'normal', 'depth', 'camera_intrinsics', 'camera_extrinsics')
+FOLDERS = ('rgb', 'mask', 'instance', 'seg', 'albedo', 'alpha', 'foreground', 'background', 'normal', 'depth',
+           'camera_intrinsics', 'camera_extrinsics')
 NUM_KEYPOINTS = 308
 
 
@@ -37,8 +38,11 @@ def write_sample(root: str, split: str, name: str, r: Rendering) -> List[str]:
     """Write every map of one rendering as ``<root>/<split>/<folder>/<name>.<ext>``; return their paths."""
     base = osp.join(root, split)
     paths = []
+    alpha = np.round(np.clip(r.alpha, 0.0, 1.0) * 255).astype(np.uint8)
+    foreground = np.round(np.clip(r.foreground, 0.0, 255.0)).astype(np.uint8)
     for folder, image in (('rgb', r.image), ('mask', r.mask), ('instance', r.instance), ('seg', r.seg),
-                          ('albedo', r.albedo)):
+                          ('albedo', r.albedo), ('alpha', alpha), ('foreground', foreground),
+                          ('background', r.background)):
         paths.append(osp.join(base, folder, f'{name}.png'))
         _imwrite(paths[-1], image)
     for folder, array in (('normal', r.normal), ('depth', r.depth)):

@@ -2,7 +2,9 @@
 from typing import Dict, Iterable, List, Optional
 
 # Maps that move with the image under geometric transforms, and how they are resampled by default.
-DENSE_MAP_INTERPOLATIONS = dict(gt_mask='nearest', gt_normal='nearest', gt_depth='nearest', gt_albedo='bilinear')
+DENSE_MAP_INTERPOLATIONS = dict(gt_mask='nearest', gt_normal='nearest', gt_depth='nearest', gt_albedo='bilinear',
+                                gt_alpha='bilinear', gt_foreground='bilinear', gt_background='bilinear',
+                                gt_image='bilinear', gt_trimap='nearest')
 
 
 def present_maps(results: dict, interpolations: Optional[Dict[str, str]] = None) -> Dict[str, str]:

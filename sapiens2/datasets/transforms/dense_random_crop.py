@@ -6,6 +6,7 @@ from typing import Iterable, Optional, Sequence, Tuple
 from mmcv.transforms import BaseTransform
 
 from sapiens2.registry import TRANSFORMS
+
 from .dense_keys import present_keys
 
 

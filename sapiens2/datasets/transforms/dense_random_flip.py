@@ -6,6 +6,7 @@ import numpy as np
 from mmcv.transforms import BaseTransform
 
 from sapiens2.registry import TRANSFORMS
+
 from .dense_keys import present_keys
 
 

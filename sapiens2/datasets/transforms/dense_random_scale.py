@@ -8,6 +8,7 @@ from mmcv.transforms import BaseTransform
 
 from sapiens2.registry import TRANSFORMS
 from sapiens2.structures.letterbox import INTERPOLATIONS, update_intrinsics
+
 from .dense_keys import present_maps
 
 

@@ -21,10 +21,14 @@ def _to_chw(array: np.ndarray) -> torch.Tensor:
 class PackDenseInputs(BaseTransform):
     """Pack ``img`` (H, W, 3 BGR uint8) as a (3, H, W) tensor and the target as ``gt_dense``.
 
+    Ground truth is packed when the pipeline loaded it (``gt_mask`` present); then the target and every extra key
+    must be there. Without ``gt_mask`` (inference, whose pipeline drops the annotation transforms) only the image
+    and the meta keys are packed.
+
     Args:
         target_key: Results key of the (H, W[, C]) target, e.g. ``'gt_normal'``; ``gt_mask`` is its validity.
-            ``None`` packs no target (inference).
-        extra_keys: Other results keys stored as tensor data fields (e.g. ``'gt_scale'``, ``'cam_K'``).
+            ``None`` packs no target.
+        extra_keys: Other ground-truth results keys stored as tensor data fields (e.g. ``'gt_scale'``, ``'cam_K'``).
         meta_keys: Results keys stored as metainfo when present.
     """
 
@@ -38,18 +42,23 @@ class PackDenseInputs(BaseTransform):
 
     def transform(self, results: dict) -> dict:
         sample = DenseDataSample()
+        if 'gt_mask' in results:
+            self._pack_ground_truth(results, sample)
+        sample.set_metainfo({key: results[key] for key in self.meta_keys if key in results})
+        return dict(inputs=_to_chw(results['img']), data_samples=sample)
+
+    def _pack_ground_truth(self, results: dict, sample: DenseDataSample) -> None:
+        keys = ((self.target_key, ) if self.target_key is not None else ()) + self.extra_keys
+        for key in keys:
+            if key not in results:
+                raise KeyError(f'PackDenseInputs needs results[{key!r}]; add the loading/target transform that '
+                               f'provides it before packing (available keys: {sorted(results)}).')
         if self.target_key is not None:
-            for key in (self.target_key, 'gt_mask'):
-                if key not in results:
-                    raise KeyError(f'PackDenseInputs needs results[{key!r}]; add the loading/target transform that '
-                                   f'provides it before packing (available keys: {sorted(results)}).')
             target = _to_chw(np.asarray(results[self.target_key], dtype=np.float32))
             mask = _to_chw(np.asarray(results['gt_mask'], dtype=bool))
             sample.gt_dense = PixelData(data=target, mask=mask)
         for key in self.extra_keys:
             sample.set_field(torch.as_tensor(np.asarray(results[key], dtype=np.float32)), key)
-        sample.set_metainfo({key: results[key] for key in self.meta_keys if key in results})
-        return dict(inputs=_to_chw(results['img']), data_samples=sample)
 
     def __repr__(self) -> str:
         return f'{self.__class__.__name__}(target_key={self.target_key!r}, extra_keys={self.extra_keys})'

@@ -1,4 +1,5 @@
-"""Generic training hooks (registered in MMEngine's root HOOKS registry)."""
+"""Generic training and test hooks (registered in MMEngine's root HOOKS registry)."""
 from .non_finite_loss_hook import NonFiniteLossHook
+from .save_test_metrics_hook import SaveTestMetricsHook
 
-__all__ = ['NonFiniteLossHook']
+__all__ = ['NonFiniteLossHook', 'SaveTestMetricsHook']

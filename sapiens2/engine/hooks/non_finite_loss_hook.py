@@ -62,14 +62,16 @@ class NonFiniteLossHook(Hook):
             return
         what = f'non-finite loss ({", ".join(bad)})' if bad else 'non-finite gradients (losses finite)'
         message = f'Iteration {runner.iter + 1}: {what}; the weight update of this iteration was not applied.'
-        hint = ('Lower the learning rate, enable clip_grad in optim_wrapper, check the input data of this '
-                "iteration, or use NonFiniteLossHook(action='skip') to skip such iterations.")
+        hint = 'Lower the learning rate, enable clip_grad in optim_wrapper, or check the input data of this iteration'
         self._consecutive += 1
         if self.action == 'stop':
-            raise FloatingPointError(f'{message} Training stopped. {hint}')
+            raise FloatingPointError(f"{message} Training stopped. {hint}, or use NonFiniteLossHook(action='skip') "
+                                     'to skip such iterations.')
         if self._consecutive > self.max_consecutive_skips:
-            raise FloatingPointError(f'{message} {self._consecutive} iterations in a row were skipped '
-                                     f'(max_consecutive_skips={self.max_consecutive_skips}). {hint}')
+            raise FloatingPointError(
+                f'{message} Training stopped: {self._consecutive} iterations in a row were skipped '
+                f'(max_consecutive_skips={self.max_consecutive_skips}), so the run is diverging rather than meeting '
+                f'a few bad batches. {hint}; resume from the last checkpoint once fixed.')
         runner.logger.warning(f'{message} Skipped ({self._consecutive} in a row).')
 
     def before_save_checkpoint(self, runner, checkpoint: dict) -> None:

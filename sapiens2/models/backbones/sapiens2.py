@@ -3,12 +3,20 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from mmengine.model import BaseModule
+from mmengine.model.weight_init import PretrainedInit, initialize
 from mmengine.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from ..layers import (LayerScale, PatchEmbed, RopePositionEmbedding, TransformerBlock, WindowTokenizer,
-                      rope_dtype_from_name)
+from ..layers import (
+    LayerScale,
+    PatchEmbed,
+    RopePositionEmbedding,
+    TransformerBlock,
+    WindowTokenizer,
+    rope_dtype_from_name,
+)
+from ..layers.compiled_block import CompiledBlockRunner
 
 ARCH_SETTINGS: Dict[str, Dict[str, int]] = {
     'sapiens2_nano': dict(embed_dims=64, num_layers=2, num_heads=2, feedforward_channels=256, num_tokenizer_layers=1),
@@ -28,6 +36,9 @@ ARCH_KEYS = ('embed_dims', 'num_layers', 'num_heads', 'feedforward_channels', 'n
 OUT_TYPES = ('raw', 'cls_token', 'featmap')
 # Blocks closer than this to either end use full multi-head attention; the middle uses GQA with h/2 kv heads.
 MHSA_EDGE_BLOCKS = 8
+# Feed-forward chunk (tokens) of 4K-tokenizer models at inference: hidden activations of 512 x 8C floats.
+TOKENIZER_FFN_CHUNK_TOKENS = 512
+PRETRAINED_KEYS = frozenset({'type', 'checkpoint', 'prefix', 'strict', 'map_location', 'allow_non_finite_weights'})
 
 
 def resolve_arch(arch: Union[str, dict]) -> Dict[str, int]:
@@ -58,11 +69,23 @@ class Sapiens2(BaseModule):
     ``ARCH_SETTINGS`` or a dict with ``ARCH_KEYS``. ``layer_cfgs`` is a dict applied to every block or a list with one
     dict per block; its ``num_kv_heads`` overrides the default GQA placement. ``with_cp`` checkpoints each block's
     activations in training. ``init_cfg=dict(type='Pretrained', checkpoint=PATH, prefix=None, strict=True)`` loads a
-    checkpoint (.safetensors or torch) strictly unless ``strict=False``.
+    checkpoint (.safetensors or torch, or a registered URI) strictly unless ``strict=False``; other MMEngine init
+    types apply on top of the official random init (see :meth:`init_weights`).
 
     ``forward(x, keep_indices=None, keep_mask=None)`` returns a tuple with one entry per out index:
     'raw' (B, prefix + tokens, C), 'cls_token' (B, C) or 'featmap' (B, C, H/p, W/p). ``keep_indices`` (B, K) or a
     boolean ``keep_mask`` (B, num_patches) encodes only the kept patch tokens, each at its true RoPE position.
+
+    ``ffn_chunk_tokens``: without gradients, every block's feed-forward runs over at most this many tokens at a time
+    (:class:`TransformerBlock`), equal to one pass up to fp32 summation order. None (default) means 512 with the 4K
+    tokenizer, whose activations are the largest, and one pass otherwise; 0 means one pass always.
+
+    Opt-in speed-ups (docs/performance.md), off by default so that the default is the official function:
+    ``fuse_qkv=True`` runs each block's q/k/v projections as one GEMM when no gradients are recorded (exact: the
+    same values to fp32 rounding; one extra copy of the q/k/v weights in memory). ``compile=True`` runs the
+    transformer blocks through ``torch.compile`` (one compiled block shared by all blocks of the same kind); if
+    compiling fails it warns once and runs eager. Compiled kernels sum in another order, so outputs differ from eager
+    by fp32 rounding, which the bf16 RoPE rounding can amplify as in docs/differences.md#golden-vectors.
     """
 
     def __init__(self,
@@ -93,6 +116,9 @@ class Sapiens2(BaseModule):
                  pos_embed_rope_dtype: str = 'bf16',
                  n_storage_tokens: int = 8,
                  with_cp: bool = False,
+                 ffn_chunk_tokens: Optional[int] = None,
+                 fuse_qkv: bool = False,
+                 compile: bool = False,
                  init_cfg: Optional[dict] = None) -> None:
         super().__init__(init_cfg=init_cfg)
         settings = resolve_arch(arch)
@@ -103,6 +129,7 @@ class Sapiens2(BaseModule):
             raise ValueError(f'out_type must be one of {OUT_TYPES}, got {out_type!r}.')
         self.out_type = out_type
         self.patch_size = patch_size
+        self.in_channels = in_channels
         self.window_size = window_size
         self.use_tokenizer = use_tokenizer
         self.img_size = _to_hw(img_size)
@@ -114,6 +141,8 @@ class Sapiens2(BaseModule):
         self.n_storage_tokens = n_storage_tokens
         self.num_extra_tokens = n_storage_tokens + int(with_cls_token)
         self.with_cp = with_cp
+        self.fuse_qkv = fuse_qkv
+        self.block_runner = CompiledBlockRunner() if compile else None
         self.frozen_stages = frozen_stages
         self.out_indices = self._resolve_out_indices(out_indices)
 
@@ -125,20 +154,41 @@ class Sapiens2(BaseModule):
             max_period=pos_embed_rope_max_period, normalize_coords=pos_embed_rope_normalize_coords,
             shift_coords=pos_embed_rope_shift_coords, jitter_coords=pos_embed_rope_jitter_coords,
             rescale_coords=pos_embed_rope_rescale_coords, dtype=rope_dtype_from_name(pos_embed_rope_dtype))
+        if ffn_chunk_tokens is None:
+            ffn_chunk_tokens = TOKENIZER_FFN_CHUNK_TOKENS if use_tokenizer else 0
+        ffn_chunk_tokens = ffn_chunk_tokens or None
         self.tokenizer = WindowTokenizer(
             self.embed_dims, self.num_heads, settings['feedforward_channels'], settings['num_tokenizer_layers'],
-            window_size, qkv_bias) if use_tokenizer else None
+            window_size, qkv_bias, ffn_chunk_tokens=ffn_chunk_tokens) if use_tokenizer else None
         self.drop_after_pos = nn.Dropout(drop_rate)
         self.blocks = nn.ModuleList([
             TransformerBlock(self.embed_dims, self.num_heads, settings['feedforward_channels'],
                              qkv_bias=qkv_bias, use_qk_norm=use_qk_norm,
-                             layer_scale_init_value=layer_scale_init_value, **cfg)
+                             layer_scale_init_value=layer_scale_init_value, ffn_chunk_tokens=ffn_chunk_tokens, **cfg)
             for cfg in self._block_cfgs(layer_cfgs)
         ])
         self.ln1 = nn.RMSNorm(self.embed_dims, eps=1e-6) if final_norm else nn.Identity()
         self._freeze_stages()
 
     # ----------------------------------------------------------------------------------------------------- setup
+    def _check_input(self, x: torch.Tensor) -> None:
+        """Input layout and dtype, then size: ``ValueError`` saying what to change."""
+        problems = []
+        if x.dim() != 4:
+            problems.append(f'a (N, C, H, W) batch is expected, got shape {tuple(x.shape)}' +
+                            (' (add the batch dimension: x[None])' if x.dim() == 3 else ''))
+        elif x.shape[1] != self.in_channels:
+            layout = ('; it looks channels-last (N, H, W, C): use x.permute(0, 3, 1, 2)'
+                      if x.shape[3] == self.in_channels else '')
+            problems.append(f'{self.in_channels} channels are expected in dim 1 of (N, C, H, W), got shape '
+                            f'{tuple(x.shape)}{layout}')
+        if not x.is_floating_point():
+            problems.append(f'the dtype is {x.dtype}: the backbone takes float images normalised as the data '
+                            "preprocessor does ((x.float() - mean) / std with the config's mean/std), not raw pixels")
+        if problems:
+            raise ValueError('Sapiens2 input: ' + '; '.join(problems) + '.')
+        self._check_input_size((x.shape[2], x.shape[3]), 'input size')
+
     def _check_input_size(self, size: Tuple[int, int], what: str) -> None:
         multiple = self.patch_size * (self.window_size if self.use_tokenizer else 1)
         if size[0] % multiple or size[1] % multiple:
@@ -193,14 +243,31 @@ class Sapiens2(BaseModule):
         return self
 
     def init_weights(self) -> None:
-        """Loads ``init_cfg`` Pretrained weights (strict by default) or applies the official random init."""
-        if self.init_cfg is not None and self.init_cfg.get('type') == 'Pretrained':
-            from sapiens2.engine.checkpoint import load_model_weights
-            load_model_weights(self, self.init_cfg['checkpoint'], strict=self.init_cfg.get('strict', True),
-                               prefix=self.init_cfg.get('prefix'))
-        else:
-            self._random_init()
+        """The official random init, then the ``init_cfg`` entries (one dict or a list): any MMEngine initializer
+        type (``Constant``, ``TruncNormal``..., via MMEngine's ``initialize``), and last a ``Pretrained`` checkpoint
+        loaded by sapiens2's loader (strict unless ``strict=False``; optional ``prefix``, ``map_location``,
+        ``allow_non_finite_weights``)."""
+        cfgs = [self.init_cfg] if isinstance(self.init_cfg, dict) else list(self.init_cfg or [])
+        pretrained = [cfg for cfg in cfgs if cfg.get('type') in ('Pretrained', PretrainedInit)]
+        others = [cfg for cfg in cfgs if cfg.get('type') not in ('Pretrained', PretrainedInit)]
+        if len(pretrained) > 1:
+            raise ValueError(f'Sapiens2 init_cfg has {len(pretrained)} Pretrained entries; give one checkpoint.')
+        self._random_init()
+        if others:
+            initialize(self, others)
+        if pretrained:
+            self._load_pretrained(pretrained[0])
         self._is_init = True
+
+    def _load_pretrained(self, cfg: dict) -> None:
+        unknown = set(cfg) - PRETRAINED_KEYS
+        if unknown or 'checkpoint' not in cfg:
+            raise ValueError(f'Sapiens2 init_cfg Pretrained takes {sorted(PRETRAINED_KEYS)} (checkpoint required), '
+                             f'got {sorted(cfg)}.')
+        from sapiens2.engine.checkpoint import load_model_weights
+        load_model_weights(self, cfg['checkpoint'], strict=cfg.get('strict', True), prefix=cfg.get('prefix'),
+                           map_location=cfg.get('map_location', 'cpu'),
+                           allow_non_finite_weights=cfg.get('allow_non_finite_weights'))
 
     def _random_init(self) -> None:
         for param in (self.cls_token, self.storage_tokens):
@@ -249,25 +316,27 @@ class Sapiens2(BaseModule):
                 x: torch.Tensor,
                 keep_indices: Optional[torch.Tensor] = None,
                 keep_mask: Optional[torch.Tensor] = None) -> Tuple[torch.Tensor, ...]:
-        if x.dim() == 4:
-            self._check_input_size((x.shape[2], x.shape[3]), 'input size')
-        tokens, grid = self.patch_embed(x)  # (B, Hp*Wp, C)
-        if self.tokenizer is not None:
-            tokens, grid = self.tokenizer(tokens, grid)
+        self._check_input(x)
+        if self.tokenizer is not None:  # patch-embeds and tokenizes band by band: (B, Hp/w * Wp/w, C)
+            tokens, grid = self.tokenizer(x, self.patch_embed)
+        else:
+            tokens, grid = self.patch_embed(x)  # (B, Hp*Wp, C)
         if keep_mask is not None:
             keep_indices = self._keep_indices_from_mask(keep_mask)
         sparse = keep_indices is not None
         if sparse:
             tokens = torch.gather(tokens, 1, keep_indices[..., None].expand(-1, -1, tokens.shape[-1]))
-        rope = self.rope_embed(grid[0], grid[1], keep_indices)
+        rope = self.rope_embed.tokens(grid[0], grid[1], self.num_extra_tokens, keep_indices)
         x = self.drop_after_pos(torch.cat((self._prefix_tokens(tokens.shape[0]), tokens), dim=1))
 
         outs = []
+        fused = self.fuse_qkv and not torch.is_grad_enabled()
+        run = self.block_runner or TransformerBlock.__call__
         for index, block in enumerate(self.blocks):
             if self.with_cp and self.training and torch.is_grad_enabled():
-                x = checkpoint(block, x, rope, use_reentrant=False)
+                x = checkpoint(run, block, x, rope, use_reentrant=False)
             else:
-                x = block(x, rope)
+                x = run(block, x, rope, block.attn.fused_qkv() if fused else None)
             if index == self.num_layers - 1:
                 x = self.ln1(x)
             if index in self.out_indices:

@@ -1,6 +1,7 @@
 """Task heads: one file per head. The pose head needs mmpose and the seg head mmseg; each registers only where its
 library is installed (the dense trunk needs torch and MMEngine alone)."""
 from sapiens2.utils.optional import is_installed
+
 from .dense_trunk_head import DenseTrunkHead
 
 __all__ = ['DenseTrunkHead']

@@ -138,28 +138,39 @@ class DenseTrunkHead(BaseModule):
     @staticmethod
     def stack_targets(data_samples: Sequence) -> Tuple[torch.Tensor, torch.Tensor]:
         """Stack ``gt_dense.data`` (C, H, W) and ``gt_dense.mask`` (1, H, W) of a batch."""
+        if not all('gt_dense' in sample for sample in data_samples):
+            raise KeyError('a training sample has no gt_dense: the pipeline must load the annotations (e.g. '
+                           'LoadNormalAnnotations) before PackDenseInputs')
         target = torch.stack([sample.gt_dense.data for sample in data_samples]).float()
         mask = torch.stack([sample.gt_dense.mask for sample in data_samples]).bool()
         return target, mask
 
     def postprocess(self, outputs) -> Dict[str, torch.Tensor]:
-        """Map raw outputs to per-batch predictions; ``'map'`` (B, C, H, W) is the dense one."""
+        """Map raw outputs to per-batch predictions at the network resolution; ``'map'`` (B, C, H, W) is the dense
+        one, other entries (e.g. a scale (B, 1)) are per-sample extras."""
         return dict(map=outputs)
 
-    def predict(self, x: torch.Tensor, data_samples: Sequence) -> List[dict]:
-        """Predict and map each dense output back to its original image (letterbox padding removed).
+    def postprocess_sample(self, prediction: dict) -> dict:
+        """Finish one sample's prediction at its original size (``pred_dense`` plus extras); identity here."""
+        return prediction
 
-        Returns one dict per sample: ``pred_dense`` (PixelData at ``ori_shape``) plus any other predictions.
+    def predict(self, x: torch.Tensor, data_samples: Sequence) -> List[dict]:
+        """Predict and map each dense output back to its original image: the letterbox padding (``letterbox_pad``
+        metainfo, in input pixels) is cropped off and the map resized to ``ori_shape``.
+
+        This is the only place where predictions are mapped back and post-processed; evaluation and inference
+        (``sapiens2.apis``) both go through it. Returns one dict per sample: ``pred_dense`` (PixelData) plus the
+        head's extras, after :meth:`postprocess_sample`.
         """
         outputs = self.postprocess(self(x))
         results = []
         for i, sample in enumerate(data_samples):
             meta = sample.metainfo
-            dense = outputs['map'][i]
-            if 'letterbox_pad' in meta:
-                dense = unletterbox(dense, meta['letterbox_pad'], meta['ori_shape'],
+            dense = outputs['map'][i].float()  # fp32 under autocast too: the resize to the image is not a network op
+            if 'ori_shape' in meta:
+                dense = unletterbox(dense, meta.get('letterbox_pad', (0, 0, 0, 0)), meta['ori_shape'],
                                     input_shape=meta.get('img_shape'))
             result = dict(pred_dense=PixelData(data=dense))
             result.update({key: value[i] for key, value in outputs.items() if key != 'map'})
-            results.append(result)
+            results.append(self.postprocess_sample(result))
         return results

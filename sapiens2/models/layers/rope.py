@@ -4,13 +4,14 @@ The tables are computed in ``dtype`` (bf16 by default, as in the official releas
 for the rotation and back afterwards. Reproducing this flow is required for bit-level compatibility.
 """
 import math
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 import torch
 from torch import nn
 
 RopeTables = Tuple[torch.Tensor, torch.Tensor]  # (sin, cos), each (HW, d) or (B, K, d)
+MAX_CACHED_GRIDS = 8
 
 _DTYPES = {'bf16': torch.bfloat16}
 
@@ -59,6 +60,7 @@ class RopePositionEmbedding(nn.Module):
         self.rescale_coords = rescale_coords
         self.dtype = dtype
         self.register_buffer('periods', self._init_periods(), persistent=True)
+        self._token_table_cache: Dict[tuple, RopeTables] = {}
 
     def _init_periods(self) -> torch.Tensor:
         quarter = self.head_dims // 4
@@ -109,24 +111,71 @@ class RopePositionEmbedding(nn.Module):
             angles = angles[keep_indices]  # (B, K, d)
         return torch.sin(angles), torch.cos(angles)
 
+    def tokens(self, height: int, width: int, num_prefix: int,
+               keep_indices: Optional[torch.Tensor] = None) -> RopeTables:
+        """:func:`token_tables` for a sequence of ``num_prefix`` prefix tokens then the (kept) grid positions.
 
-def rotate_half(x: torch.Tensor) -> torch.Tensor:
-    """[a, b] -> [-b, a] over the last dim (dimension i pairs with i + d/2)."""
+        Without gradients, coordinate augmentation or ``keep_indices``, the tables are cached per grid size, prefix
+        length, dtype and device (and rebuilt when ``periods`` changes), so a forward reuses them instead of
+        recomputing sin/cos. Under ``torch.compile``/``torch.export`` tracing they are always computed in the graph.
+        """
+        key = self._cache_key(height, width, num_prefix, keep_indices)
+        if key is not None and key in self._token_table_cache:
+            return self._token_table_cache[key]
+        tables = token_tables(*self(height, width, keep_indices), num_prefix)
+        if key is not None:
+            if len(self._token_table_cache) >= MAX_CACHED_GRIDS:
+                self._token_table_cache.clear()
+            self._token_table_cache[key] = tables
+        return tables
+
+    def _cache_key(self, height: int, width: int, num_prefix: int,
+                   keep_indices: Optional[torch.Tensor]) -> Optional[tuple]:
+        augmented = self.training and any(
+            v is not None for v in (self.shift_coords, self.jitter_coords, self.rescale_coords))
+        if augmented or keep_indices is not None or torch.is_grad_enabled() or torch.compiler.is_compiling():
+            return None
+        try:
+            version = self.periods._version
+        except RuntimeError:  # an inference tensor (built under torch.inference_mode) has no version counter
+            return None
+        return (height, width, num_prefix, self.dtype, self.periods.device, self.periods.data_ptr(), version,
+                torch.is_inference_mode_enabled())
+
+
+def token_tables(sin: torch.Tensor, cos: torch.Tensor, num_prefix: int) -> RopeTables:
+    """Tables for every token of a sequence with ``num_prefix`` leading tokens that RoPE leaves unrotated.
+
+    Returns ``(signed_sin, cos)``: the prefix rows are the identity (sin 0, cos 1) and the first half of ``sin`` is
+    negated, so that :func:`apply_rope` rotates with one multiply-add over the whole sequence instead of slicing off
+    the prefix, rotating halves and concatenating. Shapes (N, d) or (B, N, d) with N = num_prefix + positions.
+    """
+    half = sin.shape[-1] // 2
+    signed_sin = torch.cat((-sin[..., :half], sin[..., half:]), dim=-1)
+    if num_prefix:
+        pad = (*sin.shape[:-2], num_prefix, sin.shape[-1])
+        signed_sin = torch.cat((signed_sin.new_zeros(pad), signed_sin), dim=-2)
+        cos = torch.cat((cos.new_ones(pad), cos), dim=-2)
+    return signed_sin, cos
+
+
+def swap_halves(x: torch.Tensor) -> torch.Tensor:
+    """[a, b] -> [b, a] over the last dim (dimension i pairs with i + d/2)."""
     first, second = x.chunk(2, dim=-1)
-    return torch.cat((-second, first), dim=-1)
+    return torch.cat((second, first), dim=-1)
 
 
 def apply_rope(x: torch.Tensor, tables: RopeTables) -> torch.Tensor:
-    """Rotates the trailing position tokens of x (B, heads, N, d); the leading prefix tokens stay as they are.
+    """Rotates x (B, heads, N, d) by :func:`token_tables` ``(signed_sin, cos)`` covering all N tokens.
 
-    x is cast to the tables' dtype as a whole (prefix included) and back to its own dtype at the end.
+    Official dtype flow: x is cast to the tables' dtype as a whole (prefix tokens included), rotated there as
+    ``x * cos + rotate_half(x) * sin`` and cast back to its own dtype. ``rotate_half(x) * sin`` is computed as
+    ``swap_halves(x) * signed_sin``, which is bitwise the same (negation is exact); prefix rows multiply by 1 and add
+    0, which is exact too, so the result is bitwise the official one.
     """
-    sin, cos = tables
-    if sin.dim() == 3:  # per-sample tables (B, K, d) -> broadcast over heads
-        sin, cos = sin[:, None], cos[:, None]
+    signed_sin, cos = tables
+    if signed_sin.dim() == 3:  # per-sample tables (B, N, d) -> broadcast over heads
+        signed_sin, cos = signed_sin[:, None], cos[:, None]
     in_dtype = x.dtype
-    x = x.to(sin.dtype)
-    num_prefix = x.shape[-2] - sin.shape[-2]
-    prefix, tokens = x[..., :num_prefix, :], x[..., num_prefix:, :]
-    tokens = tokens * cos + rotate_half(tokens) * sin
-    return torch.cat((prefix, tokens), dim=-2).to(in_dtype)
+    x = x.to(cos.dtype)
+    return (x * cos + swap_halves(x) * signed_sin).to(in_dtype)

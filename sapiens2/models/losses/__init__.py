@@ -1,5 +1,6 @@
 """Loss modules: one file per loss. The segmentation losses register into mmseg's registry where it is installed."""
 from sapiens2.utils.optional import is_installed
+
 from .masked import MaskedGradientMSELoss, MaskedL1Loss
 
 __all__ = ['MaskedGradientMSELoss', 'MaskedL1Loss']

@@ -3,8 +3,15 @@ import random
 import numpy as np
 import torch
 
-from sapiens2.datasets.transforms import (DenseRandomCropContinuous, DenseRandomFlip, DenseRandomScale,
-                                          FilterDenseSample, PackDenseInputs, RandomDownUpSample, RandomSolarize)
+from sapiens2.datasets.transforms import (
+    DenseRandomCropContinuous,
+    DenseRandomFlip,
+    DenseRandomScale,
+    FilterDenseSample,
+    PackDenseInputs,
+    RandomDownUpSample,
+    RandomSolarize,
+)
 
 
 def _results(h=20, w=30):
@@ -79,3 +86,12 @@ def test_pack_names_the_missing_key():
     import pytest
     with pytest.raises(KeyError, match='gt_albedo'):
         PackDenseInputs(target_key='gt_albedo')(_results())
+
+
+def test_pack_without_ground_truth_packs_the_image_and_meta_only():
+    image = np.zeros((20, 30, 3), np.uint8)
+    packed = PackDenseInputs(target_key='gt_pointmap', extra_keys=('gt_scale', ))(
+        dict(img=image, ori_shape=(20, 30), letterbox_pad=(1, 2, 0, 0)))
+    sample = packed['data_samples']
+    assert 'gt_dense' not in sample and 'gt_scale' not in sample
+    assert sample.letterbox_pad == (1, 2, 0, 0) and packed['inputs'].shape == (3, 20, 30)

@@ -4,9 +4,9 @@ import math
 
 import pytest
 import torch
+from mmengine.structures import PixelData
 from mmseg.registry import MODELS
 from mmseg.structures import SegDataSample
-from mmengine.structures import PixelData
 
 import sapiens2.models.heads.seg_head  # noqa: F401  (registers the head)
 import sapiens2.models.losses.seg_cross_entropy_loss  # noqa: F401

@@ -5,9 +5,8 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from sapiens2_albedo import (AlbedoChromaticityL1Loss, AlbedoDirDataset, AlbedoHead, AlbedoMetric,
-                                             LoadAlbedoAnnotations)
 from sapiens2.structures import DenseDataSample
+from sapiens2_albedo import AlbedoChromaticityL1Loss, AlbedoDirDataset, AlbedoHead, AlbedoMetric
 
 
 def test_head_uses_rmsnorm_and_clamps_predictions():

@@ -8,9 +8,15 @@ import torch
 import torch.nn.functional as F
 from mmengine.structures import PixelData
 
-from sapiens2_normal import (LoadNormalAnnotations, NormalCosineSimilarityLoss, NormalDirDataset,
-                                             NormalHead, NormalMetric, NormalVisualizationHook)
 from sapiens2.structures import DenseDataSample
+from sapiens2_normal import (
+    LoadNormalAnnotations,
+    NormalCosineSimilarityLoss,
+    NormalDirDataset,
+    NormalHead,
+    NormalMetric,
+    NormalVisualizationHook,
+)
 
 
 def test_cosine_loss_known_values():
@@ -118,3 +124,37 @@ def test_visualization_hook_draws_three_panels(tmp_path):
 
     NormalVisualizationHook(interval=1).after_val_iter(_Runner(), 0, {}, [sample])
     assert drawn == [('val_NormalVisualizationHook_0', (8, 18, 3), 7)]
+
+
+def test_visualization_hook_draws_every_test_sample_unless_draw_is_off(tmp_path):
+    samples = []
+    for name in ('a', 'b'):
+        cv2.imwrite(str(tmp_path / f'{name}.png'), np.zeros((8, 6, 3), np.uint8))
+        sample = DenseDataSample(metainfo=dict(img_path=str(tmp_path / f'{name}.png')))
+        sample.pred_dense = PixelData(data=F.normalize(torch.randn(3, 8, 6), dim=0))
+        samples.append(sample)
+    drawn = []
+
+    class _Visualizer:
+
+        def add_image(self, name, image, step):
+            drawn.append((name, image.shape))
+
+    class _Runner:
+        visualizer = _Visualizer()
+        iter = 0
+
+    NormalVisualizationHook(interval=1).after_test_iter(_Runner(), 0, {}, samples)
+    assert drawn == [('test_a', (8, 12, 3)), ('test_b', (8, 12, 3))]  # no ground truth: [image | prediction]
+    NormalVisualizationHook(interval=1, draw=False).after_test_iter(_Runner(), 1, {}, samples)
+    NormalVisualizationHook(interval=2).after_test_iter(_Runner(), 1, {}, samples)
+    assert len(drawn) == 2
+
+
+def test_head_predict_returns_unit_normals_at_the_original_size():
+    head = NormalHead(in_channels=8, upsample_channels=(4, ), conv_out_channels=(4, ))
+    sample = DenseDataSample(metainfo=dict(ori_shape=(30, 17), img_shape=(16, 16), letterbox_pad=(3, 3, 0, 0)))
+    prediction = head.predict(torch.randn(1, 8, 8, 8), [sample])[0]
+    normals = prediction['pred_dense'].data
+    assert normals.shape == (3, 30, 17)
+    torch.testing.assert_close(normals.norm(dim=0), torch.ones(30, 17))

@@ -1,6 +1,5 @@
 """The tiny normal config trains on SynthHumans and beats an untrained model and the best constant direction."""
 import pytest
-import torch
 import torch.nn.functional as F
 
 CONFIG = 'projects/normal/configs/sapiens2_nano_normal_synthhumans-128x96.py'

@@ -7,12 +7,20 @@ import pytest
 import torch
 from mmengine.structures import PixelData
 
-from sapiens2_pointmap import (LoadPointmapAnnotations, PointmapDirDataset, PointmapGenerateTarget,
-                                                 PointmapHead, PointmapIntrinsicsConsistencyLoss, PointmapL1Loss,
-                                                 PointmapMetric, PointmapNormalLoss, PointmapScaleL1Loss,
-                                                 PointmapShiftInvariantL1Loss, SiLogLoss)
-from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 from sapiens2.structures import DenseDataSample
+from sapiens2_pointmap import (
+    PointmapDirDataset,
+    PointmapGenerateTarget,
+    PointmapHead,
+    PointmapIntrinsicsConsistencyLoss,
+    PointmapL1Loss,
+    PointmapMetric,
+    PointmapNormalLoss,
+    PointmapScaleL1Loss,
+    PointmapShiftInvariantL1Loss,
+    SiLogLoss,
+)
+from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
 
 
 def _head(img_size):
@@ -35,6 +43,17 @@ def test_forward_shapes_and_clear_error_for_another_grid():
     assert pointmap.shape == (2, 3, 256, 192) and scale.shape == (2, 1)
     with pytest.raises(ValueError, match='built for a 16x12 token grid'):
         head(torch.randn(2, 8, 8, 6))
+
+
+def test_predict_keeps_the_canonical_map_and_adds_the_metric_pointmap():
+    head = _head((256, 192))
+    samples = [DenseDataSample(metainfo=dict(ori_shape=(100, 60), img_shape=(256, 192), letterbox_pad=(16, 16, 0, 0)))
+               for _ in range(2)]
+    predictions = head.predict(torch.randn(2, 8, 16, 12), samples)
+    for prediction in predictions:
+        canonical, scale = prediction['pred_dense'].data, prediction['pred_scale']
+        assert canonical.shape == (3, 100, 60) and scale.shape == (1, )
+        torch.testing.assert_close(prediction['pred_pointmap'].data, canonical / scale.clamp_min(1e-6))
 
 
 def _plane(h=4, w=5, depth=2.0, fx=10.0):
@@ -165,6 +184,20 @@ def test_metric_known_offset():
     assert results['y_mae'] == pytest.approx(0.0, abs=1e-7) and results['rmse'] == pytest.approx(0.03, rel=1e-5)
     assert results['within_05_cm'] == 100.0
     assert results['normal_mean_angle'] < 0.5
+
+
+@pytest.mark.parametrize('depth_factor, abs_rel, delta_1', [(1.1, 0.1, 100.0), (0.7, 0.3, 0.0)])
+def test_metric_depth_abs_rel_and_delta(depth_factor, abs_rel, delta_1):
+    gt, _ = _plane(h=8, w=8)
+    sample = DenseDataSample()
+    sample.gt_dense = PixelData(data=gt[0], mask=torch.ones(1, 8, 8, dtype=torch.bool))
+    sample.pred_dense = PixelData(data=gt[0] * torch.tensor([1.0, 1.0, depth_factor]).view(3, 1, 1))
+    metric = PointmapMetric()
+    metric.process({}, [sample.to_dict()])
+    results = metric.compute_metrics(metric.results)
+    assert results['abs_rel'] == pytest.approx(abs_rel, rel=1e-5)
+    assert results['abs_rel_scaled'] == pytest.approx(0.0, abs=1e-6)  # a global depth scale is undone
+    assert results['delta_1'] == delta_1
 
 
 def test_visualization_hook_renders_depth():

@@ -8,8 +8,8 @@ from mmengine.config import Config
 from mmengine.optim import build_optim_wrapper
 from mmengine.registry import DefaultScope
 
-from sapiens2_pretrain.export import backbone_state_dict
 from sapiens2.registry import MODELS
+from sapiens2_pretrain.export import backbone_state_dict
 from tests import official_data
 
 CONFIG_DIR = 'projects/pretrain/configs'

@@ -4,9 +4,9 @@ import torch
 from mmengine.config import Config
 from mmengine.registry import DefaultScope
 
-from sapiens2_pretrain import export_backbone
 from sapiens2.engine.checkpoint import load_weights
 from sapiens2.models import Sapiens2
+from sapiens2_pretrain import export_backbone
 
 POSE_CONFIG = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
 

@@ -5,6 +5,7 @@ import cv2
 import numpy as np
 from mmcv.transforms import BaseTransform
 
+from sapiens2.datasets.image_files import read_image_file
 from sapiens2.datasets.transforms.dense_loading import check_same_size, read_mask
 from sapiens2.registry import TRANSFORMS
 
@@ -17,14 +18,15 @@ class LoadAlbedoAnnotations(BaseTransform):
     or when every channel's standard deviation over the mask is below ``min_std`` (a flat albedo).
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, min_valid_pixels: int = 16, min_std: float = 0.02) -> None:
         self.min_valid_pixels = min_valid_pixels
         self.min_std = min_std
 
     def transform(self, results: dict) -> Optional[dict]:
-        albedo = cv2.imread(results['albedo_path'], cv2.IMREAD_COLOR)
-        if albedo is None:
-            raise FileNotFoundError(f'Cannot read albedo image {results["albedo_path"]!r}.')
+        albedo = read_image_file(results['albedo_path'], cv2.IMREAD_COLOR, what='albedo image')
         results['gt_albedo'] = albedo[..., ::-1].astype(np.float32) / 255.0
         results['gt_mask'] = read_mask(results['mask_path'])
         check_same_size(results, 'gt_albedo', results['albedo_path'])

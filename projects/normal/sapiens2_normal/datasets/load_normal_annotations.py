@@ -5,7 +5,7 @@ from typing import Optional, Sequence
 import numpy as np
 from mmcv.transforms import BaseTransform
 
-from sapiens2.datasets.transforms.dense_loading import check_same_size, read_mask
+from sapiens2.datasets.transforms.dense_loading import check_same_size, read_array, read_mask, read_npz_array
 from sapiens2.registry import TRANSFORMS
 
 # 28-class ids the official readers remove from supervision with a seg map: face/neck, hair, lips, teeth, tongue.
@@ -14,11 +14,7 @@ REMOVED_SEG28_IDS = (2, 3, 23, 24, 25, 26, 27)
 
 def read_normal(path: str) -> np.ndarray:
     """An (H, W, 3) float32 normal map from ``.npy`` or ``.npz`` (key ``normal``)."""
-    data = np.load(path)
-    if path.endswith('.npz'):
-        if 'normal' not in data:
-            raise KeyError(f'{path!r} has no array "normal" (keys: {list(data.keys())}).')
-        data = data['normal']
+    data = read_npz_array(path, 'normal', 'normal map') if path.endswith('.npz') else read_array(path, 'normal map')
     if data.ndim != 3 or data.shape[2] != 3:
         raise ValueError(f'Normal map {path!r} must be HxWx3, got shape {data.shape}.')
     return data.astype(np.float32)
@@ -32,6 +28,9 @@ class LoadNormalAnnotations(BaseTransform):
     the ids ``removed_seg_ids`` leave the mask, and the sample is rejected (``None``) if that seg file is missing or
     its size differs from the mask's.
     """
+
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
 
     def __init__(self, removed_seg_ids: Sequence[int] = REMOVED_SEG28_IDS) -> None:
         self.removed_seg_ids = tuple(removed_seg_ids)
@@ -54,7 +53,7 @@ class LoadNormalAnnotations(BaseTransform):
     def _remove_seg_ids(self, results: dict) -> Optional[dict]:
         if not osp.isfile(results['seg_path']):
             return None
-        seg = np.load(results['seg_path'])
+        seg = read_array(results['seg_path'], 'seg map')
         if seg.shape != results['gt_mask'].shape:
             return None
         results['gt_mask'] &= ~np.isin(seg, self.removed_seg_ids)

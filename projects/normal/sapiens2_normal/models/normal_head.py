@@ -11,7 +11,8 @@ from sapiens2.registry import MODELS
 
 @MODELS.register_module()
 class NormalHead(DenseTrunkHead):
-    """Predicts unnormalised normals (B, 3, 16h, 16w); :meth:`postprocess` L2-normalises them.
+    """Predicts unnormalised normals (B, 3, 16h, 16w); they are L2-normalised at the network resolution
+    (:meth:`postprocess`) and again after the resize to the original image (:meth:`postprocess_sample`).
 
     Keys: ``input_conv.0``, ``upsample_blocks.{i}.0``, ``conv_layers.{0,3,6}``, ``conv_normal``.
     Args are those of :class:`DenseTrunkHead`.
@@ -37,3 +38,8 @@ class NormalHead(DenseTrunkHead):
 
     def postprocess(self, outputs: torch.Tensor) -> Dict[str, torch.Tensor]:
         return dict(map=F.normalize(outputs, dim=1, eps=1e-6))
+
+    def postprocess_sample(self, prediction: dict) -> dict:
+        dense = prediction['pred_dense']
+        dense.data = F.normalize(dense.data, dim=0, eps=1e-6)
+        return prediction

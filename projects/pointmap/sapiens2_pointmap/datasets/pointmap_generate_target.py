@@ -27,6 +27,9 @@ class PointmapGenerateTarget(BaseTransform):
     test mode). Samples whose minimum canonical Z is below ``min_depth`` are rejected (``None``).
     """
 
+    #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
+    ground_truth_only = True
+
     def __init__(self, canonical_focal: float = 768.0, min_depth: Optional[float] = 0.04) -> None:
         self.canonical_focal = canonical_focal
         self.min_depth = min_depth

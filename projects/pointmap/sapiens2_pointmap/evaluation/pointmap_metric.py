@@ -10,6 +10,8 @@ from sapiens2.evaluation.angle_error_stats import AngleErrorStats, angle_error_d
 from sapiens2.registry import METRICS
 
 DISTANCE_THRESHOLDS = (0.05, 0.10, 0.20)
+# Depth accuracy threshold of the usual delta < 1.25 score: max(z / z_gt, z_gt / z) < 1.25.
+DELTA_THRESHOLD = 1.25
 
 
 def sobel_kernels_5x5() -> torch.Tensor:
@@ -31,8 +33,9 @@ class PointmapErrorSums:
 
     def __init__(self) -> None:
         self.count = 0
-        self.sums = dict(l2=0.0, sq=0.0, x=0.0, y=0.0, z=0.0)
+        self.sums = dict(l2=0.0, sq=0.0, x=0.0, y=0.0, z=0.0, abs_rel=0.0, abs_rel_scaled=0.0)
         self.within = [0] * len(DISTANCE_THRESHOLDS)
+        self.delta_hits = 0
         self.angles = AngleErrorStats()
 
     def update(self, pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> None:
@@ -45,6 +48,13 @@ class PointmapErrorSums:
             self.sums[name] += error[axis].abs().sum().item()
         for i, threshold in enumerate(DISTANCE_THRESHOLDS):
             self.within[i] += int((distance < threshold).sum())
+        depth_pred, depth_gt = pred[2][mask].double(), target[2][mask].double()
+        self.sums['abs_rel'] += ((depth_pred - depth_gt).abs() / depth_gt).sum().item()
+        positive = depth_pred[depth_pred > 0]
+        scale = (depth_gt.median() / positive.median()).item() if positive.numel() else 0.0
+        self.sums['abs_rel_scaled'] += ((depth_pred * scale - depth_gt).abs() / depth_gt).sum().item()
+        ratio = torch.maximum(depth_pred / depth_gt, depth_gt / depth_pred.clamp(min=1e-12))
+        self.delta_hits += int(((depth_pred > 0) & (ratio < DELTA_THRESHOLD)).sum())
         normal_pred, normal_gt = sobel_normals(pred), sobel_normals(target)
         valid = mask & (normal_gt.norm(dim=0) > 1e-6)
         self.angles.update(angle_error_deg(normal_pred[:, valid], normal_gt[:, valid]))
@@ -53,6 +63,7 @@ class PointmapErrorSums:
         self.count += other.count
         self.sums = {key: value + other.sums[key] for key, value in self.sums.items()}
         self.within = [a + b for a, b in zip(self.within, other.within)]
+        self.delta_hits += other.delta_hits
         self.angles.merge(other.angles)
         return self
 
@@ -64,7 +75,10 @@ class PointmapErrorSums:
             rmse=(self.sums['sq'] / self.count)**0.5,
             x_mae=self.sums['x'] / self.count,
             y_mae=self.sums['y'] / self.count,
-            z_mae=self.sums['z'] / self.count)
+            z_mae=self.sums['z'] / self.count,
+            abs_rel=self.sums['abs_rel'] / self.count,
+            abs_rel_scaled=self.sums['abs_rel_scaled'] / self.count,
+            delta_1=100.0 * self.delta_hits / self.count)
         for threshold, hits in zip(DISTANCE_THRESHOLDS, self.within):
             results[f'within_{round(threshold * 100):02d}_cm'] = 100.0 * hits / self.count
         results.update(self.angles.summary(prefix='normal_'))
@@ -73,7 +87,9 @@ class PointmapErrorSums:
 
 @METRICS.register_module()
 class PointmapMetric(BaseMetric):
-    """L2 mean, RMSE, per-axis MAE, % within 5/10/20 cm, and angle stats of Sobel normals, in canonical space.
+    """L2 mean, RMSE, per-axis MAE, % within 5/10/20 cm, depth AbsRel (mean |z - z_gt| / z_gt; ``abs_rel_scaled``
+    after scaling each image's depth by median(z_gt) / median(z)), delta_1 (% of pixels with
+    max(z / z_gt, z_gt / z) < 1.25), and angle stats of Sobel normals, in canonical space.
 
     The prediction (canonical, not rescaled) arrives at the original size with the letterbox padding removed and is
     compared with the canonical GT at that size over its mask.

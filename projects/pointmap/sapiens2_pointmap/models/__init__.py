@@ -1,6 +1,12 @@
 from .pointmap_head import PointmapHead
-from .pointmap_losses import (PointmapIntrinsicsConsistencyLoss, PointmapL1Loss, PointmapNormalLoss,
-                              PointmapScaleL1Loss, PointmapShiftInvariantL1Loss, SiLogLoss)
+from .pointmap_losses import (
+                              PointmapIntrinsicsConsistencyLoss,
+                              PointmapL1Loss,
+                              PointmapNormalLoss,
+                              PointmapScaleL1Loss,
+                              PointmapShiftInvariantL1Loss,
+                              SiLogLoss,
+)
 
 __all__ = [
     'PointmapHead', 'PointmapIntrinsicsConsistencyLoss', 'PointmapL1Loss', 'PointmapNormalLoss',

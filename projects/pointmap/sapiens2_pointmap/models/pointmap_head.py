@@ -3,6 +3,7 @@ import math
 from typing import Dict, Optional, Sequence, Tuple
 
 import torch
+from mmengine.structures import PixelData
 from torch import nn
 
 from sapiens2.models.heads.dense_trunk_head import DenseTrunkHead
@@ -87,3 +88,10 @@ class PointmapHead(DenseTrunkHead):
     def postprocess(self, outputs: Tuple[torch.Tensor, torch.Tensor]) -> Dict[str, torch.Tensor]:
         pointmap, scale = outputs
         return dict(map=pointmap, pred_scale=scale)
+
+    def postprocess_sample(self, prediction: dict) -> dict:
+        """Add ``pred_pointmap``: the metric pointmap = canonical pointmap / predicted scale (the official
+        ``vis_pointmap.py``). ``pred_dense`` stays canonical, as the metric compares it with canonical targets."""
+        scale = prediction['pred_scale'].reshape(()).float().clamp_min(1e-6)
+        prediction['pred_pointmap'] = PixelData(data=prediction['pred_dense'].data.float() / scale)
+        return prediction

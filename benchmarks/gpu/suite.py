@@ -1,0 +1,334 @@
+"""The GPU suite: bf16 inference against transformers, training step and MFU, SDPA backend, compile, peak memory.
+
+Run it through ``benchmarks/gpu/run.sh`` (which makes the carried wheels importable); see README.md beside it.
+
+    python benchmarks/gpu/suite.py                    # CUDA: 0.4b and 1b at 1024x768
+    python benchmarks/gpu/suite.py --dry-run          # CPU: tiny arch at 64x48, one step of everything
+
+For each arch it measures, with one warm-up and then timed iterations (synchronised):
+* inference, bf16 autocast, backbone + a dense head (the normal head's layout): ours eager, ours with
+  ``compile=True, fuse_qkv=True``, and transformers' ``Sapiens2ForNormalEstimation`` with the same weights;
+  images/s, peak memory, the SDPA kernels that ran (from the profiler), and each output's relative L2 distance to
+  ours eager;
+* a training step (bf16 autocast, activation checkpointing per block, AdamW, MSE loss on random targets): step time,
+  images/s, MFU = 3 x forward FLOPs (counted by ``torch.utils.flop_counter``) / step time / peak bf16 FLOP/s, against
+  the datasheet peak where the GPU is known and against a measured 8192^3 bf16 matmul.
+One table goes to stdout and everything to a JSON file.
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import platform
+import resource
+import statistics
+import sys
+import time
+from typing import Callable, Dict, List, Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+sys.path[:0] = [ROOT, osp.join(ROOT, 'benchmarks')]
+
+from sapiens2.models import Sapiens2  # noqa: E402
+from sapiens2.models.heads import DenseTrunkHead  # noqa: E402
+
+# Dense bf16 tensor-core peak (no sparsity) from the datasheets, FLOP/s.
+DATASHEET_BF16 = {'H200': 989.4e12, 'H100': 989.4e12, 'A100': 312e12, 'L40S': 362e12, 'B200': 2250e12}
+SDPA_KERNELS = {'flash': '_scaled_dot_product_flash_attention', 'memory-efficient': '_efficient_attention',
+                'cudnn': '_scaled_dot_product_cudnn_attention', 'math': '_scaled_dot_product_attention_math',
+                'flash (cpu)': '_scaled_dot_product_flash_attention_for_cpu'}
+
+
+class NormalLayoutHead(DenseTrunkHead):
+    """The dense trunk + a 1x1 conv to 3 channels: the official normal head's layout, without the project import."""
+
+    def __init__(self, in_channels: int) -> None:
+        super().__init__(in_channels, upsample_channels=(768, 512, 256, 128), conv_out_channels=(64, 32, 16),
+                         conv_kernel_sizes=(3, 3, 3))
+        self.conv_normal = nn.Conv2d(self.trunk_channels, 3, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv_normal(self.forward_trunk(x))
+
+
+def register_peer_conversion() -> None:
+    """``NormalLayoutHead`` converts to transformers as the official normal head does (same layout)."""
+    from sapiens2.interop.transformers_config import HEAD_CONVERTERS, register_head_converter
+    register_head_converter(NormalLayoutHead.__name__, HEAD_CONVERTERS['NormalHead'])
+
+
+class TaskModel(nn.Module):
+    def __init__(self, backbone: Sapiens2, head: nn.Module) -> None:
+        super().__init__()
+        self.backbone, self.decode_head = backbone, head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.decode_head(self.backbone(x)[-1])
+
+
+def quiet_mmengine() -> None:
+    """Keep MMEngine's per-parameter init report (INFO) off the table."""
+    import logging
+
+    from mmengine.logging import MMLogger
+    MMLogger.get_current_instance().setLevel(logging.WARNING)
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--dry-run', action='store_true', help='CPU, tiny arch at 64x48, one iteration of everything')
+    parser.add_argument('--archs', nargs='+', default=['sapiens2_0.4b', 'sapiens2_1b'])
+    parser.add_argument('--size', type=int, nargs=2, default=(1024, 768), metavar=('H', 'W'))
+    parser.add_argument('--infer-batch', type=int, default=8)
+    parser.add_argument('--infer-iters', type=int, default=10)
+    parser.add_argument('--train-batch', type=int, default=4)
+    parser.add_argument('--train-iters', type=int, default=5)
+    parser.add_argument('--warmup', type=int, default=1)
+    parser.add_argument('--compile', choices=('both', 'on', 'off'), default='both',
+                        help='inference with compile=True (on), without (off) or both')
+    parser.add_argument('--train-compile', action='store_true', help='also time the training step compiled')
+    parser.add_argument('--no-transformers', action='store_true', help='skip the transformers peer')
+    parser.add_argument('--json', default=osp.join(os.environ.get('OUT', '.'), 'gpu_suite.json'))
+    args = parser.parse_args(argv)
+    if args.dry_run:
+        args.archs, args.size = ['sapiens2_tiny'], (64, 48)
+        args.infer_batch = args.train_batch = args.infer_iters = args.train_iters = 1
+        args.warmup = 0
+        if args.compile == 'both':
+            args.compile = 'off'
+    return args
+
+
+class Timer:
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+
+    def sync(self) -> None:
+        if self.device.type == 'cuda':
+            torch.cuda.synchronize(self.device)
+
+    def run(self, fn: Callable[[], object], warmup: int, iters: int) -> Dict[str, float]:
+        """Median seconds per call after ``warmup`` calls (the first one's time too: it includes compiling)."""
+        self.reset_peak()
+        self.sync()
+        start = time.perf_counter()
+        fn()
+        self.sync()
+        first = time.perf_counter() - start
+        for _ in range(max(0, warmup - 1)):
+            fn()
+        times = []
+        for _ in range(iters):
+            self.sync()
+            start = time.perf_counter()
+            fn()
+            self.sync()
+            times.append(time.perf_counter() - start)
+        return dict(seconds=statistics.median(times), first_call_s=first, peak_gib=self.peak_gib())
+
+    def reset_peak(self) -> None:
+        if self.device.type == 'cuda':
+            torch.cuda.reset_peak_memory_stats(self.device)
+
+    def peak_gib(self) -> float:
+        if self.device.type == 'cuda':
+            return torch.cuda.max_memory_allocated(self.device) / 2**30
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # process peak RSS on the CPU
+
+
+def sdpa_kernels(fn: Callable[[], object]) -> List[str]:
+    """Names of the SDPA kernels that one call of ``fn`` ran (from the profiler's op names)."""
+    from torch.profiler import ProfilerActivity, profile
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+    with profile(activities=activities) as prof:
+        fn()
+    names = {event.key for event in prof.key_averages()}
+    found = [label for label, op in SDPA_KERNELS.items() if any(name.endswith(op) for name in names)]
+    return found or ['none seen']
+
+
+def matmul_peak(device: torch.device, dry_run: bool) -> float:
+    """Measured bf16 matmul FLOP/s (8192^3 on a GPU, 1024^3 on a dry run)."""
+    size = 1024 if dry_run else 8192
+    a = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    b = torch.randn(size, size, device=device, dtype=torch.bfloat16)
+    timer = Timer(device)
+    seconds = timer.run(lambda: a @ b, warmup=1 if dry_run else 3, iters=1 if dry_run else 10)['seconds']
+    return 2 * size**3 / seconds
+
+
+def forward_flops(model: nn.Module, x: torch.Tensor) -> float:
+    from torch.utils.flop_counter import FlopCounterMode
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), torch.autocast(x.device.type, dtype=torch.bfloat16), counter:
+        model(x)
+    return float(counter.get_total_flops())
+
+
+def build(arch: str, size, device: torch.device, **backbone_kwargs) -> TaskModel:
+    with device:
+        backbone = Sapiens2(arch=arch, img_size=tuple(size), out_type='featmap', **backbone_kwargs)
+        model = TaskModel(backbone, NormalLayoutHead(backbone.embed_dims))
+    model.backbone.init_weights()  # the official random init; the head keeps PyTorch's
+    return model
+
+
+def rel_l2(a: torch.Tensor, b: torch.Tensor) -> float:
+    a, b = a.float(), b.float()
+    return float((a - b).norm() / b.norm().clamp_min(1e-30))
+
+
+def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer) -> List[dict]:
+    model = build(arch, args.size, device).eval()
+    x = torch.randn(args.infer_batch, 3, *args.size, device=device)
+    rows, outputs = [], {}
+
+    def ours() -> torch.Tensor:
+        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16):
+            return model(x)
+
+    modes = {'off': ['eager'], 'on': ['compiled'], 'both': ['eager', 'compiled']}[args.compile]
+    for mode in modes:
+        model.backbone.fuse_qkv = mode == 'compiled'
+        if mode == 'compiled':
+            from sapiens2.models.layers.compiled_block import CompiledBlockRunner
+            model.backbone.block_runner = CompiledBlockRunner()
+        r = timer.run(ours, args.warmup, args.infer_iters)
+        outputs[mode] = ours()
+        failed = mode == 'compiled' and model.backbone.block_runner.failed
+        rows.append(dict(arch=arch, part='inference', peer='ours', mode=mode + (' (fell back)' if failed else ''),
+                         output_key=mode,
+                         images_per_s=args.infer_batch / r['seconds'], ms=1e3 * r['seconds'],
+                         first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(ours)))
+    if not args.no_transformers:
+        try:
+            from transformers_peer import build_peer
+            register_peer_conversion()
+            with device:
+                peer = build_peer(model.backbone, model.decode_head).to(device)
+
+            def theirs() -> torch.Tensor:
+                with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16):
+                    return peer(pixel_values=x).normals
+
+            r = timer.run(theirs, args.warmup, args.infer_iters)
+            outputs['transformers'] = theirs()
+            import transformers
+            rows.append(dict(arch=arch, part='inference', peer=f'transformers {transformers.__version__}',
+                             mode='eager', output_key='transformers', images_per_s=args.infer_batch / r['seconds'],
+                             ms=1e3 * r['seconds'],
+                             first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(theirs)))
+        except Exception as error:  # the peer is optional: report why it is missing and go on
+            rows.append(dict(arch=arch, part='inference', peer='transformers', mode='unavailable',
+                             error=f'{type(error).__name__}: {error}'))
+    reference = outputs.get('eager')
+    for row in rows:
+        if reference is not None and row.get('output_key') in outputs:
+            row['rel_l2_vs_ours_eager'] = rel_l2(outputs[row['output_key']], reference)
+    return rows
+
+
+def training(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer, peaks: dict) -> List[dict]:
+    return [train_step(arch, args, device, timer, peaks, compiled)
+            for compiled in ([False, True] if args.train_compile else [False])]
+
+
+def train_step(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer, peaks: dict,
+               compiled: bool) -> dict:
+    model = build(arch, args.size, device, with_cp=True, compile=compiled).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
+    x = torch.randn(args.train_batch, 3, *args.size, device=device)
+    target = torch.randn(args.train_batch, 3, *args.size, device=device)
+    flops = 3 * forward_flops(model, x)
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            loss = F.mse_loss(model(x).float(), target)
+        loss.backward()
+        optimizer.step()
+
+    r = timer.run(step, args.warmup, args.train_iters)
+    row = dict(arch=arch, part='train step', peer='ours', mode='compiled' if compiled else 'eager',
+               images_per_s=args.train_batch / r['seconds'], ms=1e3 * r['seconds'], first_call_s=r['first_call_s'],
+               peak_gib=r['peak_gib'], step_tflop=flops / 1e12, mfu_measured=flops / r['seconds'] / peaks['measured'])
+    if peaks.get('datasheet'):
+        row['mfu_datasheet'] = flops / r['seconds'] / peaks['datasheet']
+    return row
+
+
+def environment(device: torch.device) -> dict:
+    env = dict(python=platform.python_version(), torch=torch.__version__, device=str(device))
+    if device.type == 'cuda':
+        env['gpu'] = torch.cuda.get_device_name(device)
+    try:
+        import transformers
+        env['transformers'] = transformers.__version__
+    except ImportError:
+        env['transformers'] = None
+    import mmengine
+    env['mmengine'] = mmengine.__version__
+    return env
+
+
+def datasheet_peak(name: Optional[str]) -> Optional[float]:
+    for key, value in DATASHEET_BF16.items():
+        if name and key in name:
+            return value
+    return None
+
+
+def print_table(rows: List[dict]) -> None:
+    header = (f'{"arch":14s} {"part":10s} {"peer":22s} {"mode":10s} {"img/s":>8s} {"ms":>9s} {"1st s":>7s} '
+              f'{"peak GiB":>8s} {"MFU":>11s} {"rel L2":>8s}  sdpa')
+    print(header)
+    for r in rows:
+        if 'error' in r:
+            print(f'{r["arch"]:14s} {r["part"]:10s} {r["peer"]:22s} {r["mode"]:10s} {r["error"]}')
+            continue
+        mfu = (f'{100 * r["mfu_measured"]:4.1f}%' + (f'/{100 * r["mfu_datasheet"]:4.1f}%'
+                                                     if 'mfu_datasheet' in r else '')) if 'mfu_measured' in r else ''
+        rel = f'{r["rel_l2_vs_ours_eager"]:.1e}' if 'rel_l2_vs_ours_eager' in r else ''
+        print(f'{r["arch"]:14s} {r["part"]:10s} {r["peer"]:22s} {r["mode"]:10s} {r["images_per_s"]:8.2f} '
+              f'{r["ms"]:9.1f} {r["first_call_s"]:7.1f} {r["peak_gib"]:8.2f} {mfu:>11s} {rel:>8s}  '
+              f'{",".join(r.get("sdpa", []))}')
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    quiet_mmengine()
+    if not args.dry_run and not torch.cuda.is_available():
+        print('no CUDA device: run with --dry-run on a CPU', file=sys.stderr)
+        return 2
+    device = torch.device('cpu' if args.dry_run else 'cuda')
+    torch.manual_seed(0)
+    start = time.perf_counter()
+    env = environment(device)
+    timer = Timer(device)
+    peaks = dict(measured=matmul_peak(device, args.dry_run), datasheet=datasheet_peak(env.get('gpu')))
+    rows: List[dict] = []
+    for arch in args.archs:
+        rows += inference(arch, args, device, timer)
+        rows += training(arch, args, device, timer, peaks)
+        if device.type == 'cuda':
+            torch.cuda.empty_cache()
+    result = dict(environment=env, args={k: v for k, v in vars(args).items() if k != 'json'},
+                  matmul_bf16_tflops=peaks['measured'] / 1e12,
+                  datasheet_bf16_tflops=peaks['datasheet'] / 1e12 if peaks['datasheet'] else None,
+                  rows=rows, wall_s=time.perf_counter() - start)
+    print(f'{env}  size {args.size[0]}x{args.size[1]}  measured bf16 matmul {peaks["measured"] / 1e12:.1f} TFLOP/s'
+          f'  (MFU columns: measured/datasheet peak)')
+    print_table(rows)
+    os.makedirs(osp.dirname(osp.abspath(args.json)), exist_ok=True)
+    with open(args.json, 'w') as f:
+        json.dump(result, f, indent=1)
+    print(f'JSON: {args.json}  ({result["wall_s"]:.0f} s)')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

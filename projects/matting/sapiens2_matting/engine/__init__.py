@@ -1,0 +1,3 @@
+from .matting_visualization_hook import MattingVisualizationHook
+
+__all__ = ['MattingVisualizationHook']

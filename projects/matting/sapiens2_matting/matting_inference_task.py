@@ -1,0 +1,36 @@
+"""Matting inference for ``sapiens2.apis`` / ``tools/infer.py --task matting``."""
+from typing import List
+
+import cv2
+import numpy as np
+
+from sapiens2.apis import DenseInferenceTask
+from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.visualization.dense_maps import side_by_side
+
+from .matting_channels import split_prediction
+from .matting_pictures import alpha_to_bgr, checkerboard, composite_over, rgba_cutout
+
+
+@INFERENCE_TASKS.register_module()
+class MattingInferenceTask(DenseInferenceTask):
+    """Alpha matting: ``alpha`` (H, W) and ``foreground`` (H, W, 3) pre-multiplied RGB, both in [0, 1];
+    ``<stem>_cutout.png`` (RGBA), ``<stem>_alpha.png`` (grey); [image | alpha | cut-out over a checkerboard]."""
+    name, head_types = 'matting', ('MattingHead', )
+
+    def decode(self, sample) -> dict:
+        foreground, alpha = split_prediction(sample.pred_dense.data.float().clamp(0, 1))
+        return dict(alpha=alpha[0].cpu().numpy(), foreground=foreground.permute(1, 2, 0).cpu().numpy())
+
+    def visualize(self, image, result, context=None) -> np.ndarray:
+        board = checkerboard(*image.shape[:2])
+        return side_by_side(image, alpha_to_bgr(result['alpha']),
+                            composite_over(result['foreground'], result['alpha'], board))
+
+    def save(self, image, result, out_dir, stem, context=None) -> List[str]:
+        paths = [self.out_path(out_dir, stem, '_cutout.png'), self.out_path(out_dir, stem, '_alpha.png')]
+        for path, picture in zip(paths, (rgba_cutout(result['foreground'], result['alpha']),
+                                         alpha_to_bgr(result['alpha'])[..., 0])):
+            if not cv2.imwrite(path, picture):
+                raise OSError(f'could not write {path}; check that the folder is writable')
+        return paths

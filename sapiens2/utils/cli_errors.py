@@ -1,0 +1,61 @@
+"""How the command-line tools report a user's mistake: one ``<prog>: error: ...`` line on stderr, exit code 1.
+
+A missing file, an unknown alias, a bad config or a checkpoint that does not fit the model raises one of
+:data:`USER_ERRORS` with a message that says what is wrong and how to fix it; the traceback adds nothing for the
+user, so :func:`run_cli` prints the message alone. ``--debug`` (or ``SAPIENS2_DEBUG=1``) lets the exception
+through with its traceback. Other exceptions (bugs, out of memory...) always keep their traceback.
+"""
+import argparse
+import os
+import os.path as osp
+import sys
+from typing import Callable, Optional, Sequence, Tuple, Type
+
+from sapiens2.deploy.export import ExportParityError
+from sapiens2.engine.checkpoint import CheckpointMismatchError
+
+#: Exceptions whose message is the whole story for the user (files, values, names, config syntax, checkpoints).
+USER_ERRORS: Tuple[Type[BaseException], ...] = (OSError, ValueError, KeyError, ImportError, SyntaxError,
+                                                CheckpointMismatchError, ExportParityError)
+
+
+def add_debug_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--debug`` (show the traceback of an error) to a tool's parser."""
+    parser.add_argument('--debug', action='store_true', help='show the full traceback of an error')
+
+
+def error_message(err: BaseException) -> str:
+    """The message of an exception (without the quotes ``str(KeyError)`` adds), after its type's name unless that is
+    a Python built-in (``CheckpointMismatchError: ...``, but not ``FileNotFoundError: ...``)."""
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
+        message = err.args[0]
+    else:
+        message = str(err)
+    if type(err).__module__ == 'builtins':
+        return message or type(err).__name__
+    return f'{type(err).__name__}: {message}'
+
+
+def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = None,
+            prog: Optional[str] = None) -> int:
+    """Run ``main(argv)`` (``main()`` when ``argv`` is None) and return its exit code (None counts as 0).
+
+    A :data:`USER_ERRORS` exception becomes one ``<prog>: error: <message>`` line on stderr and exit code 1,
+    unless ``--debug`` is among the arguments or ``SAPIENS2_DEBUG`` is set; Ctrl-C exits with 130.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    prog = prog or osp.basename(sys.argv[0]) or 'sapiens2'
+    debug = '--debug' in args or os.environ.get('SAPIENS2_DEBUG', '') not in ('', '0')
+    try:
+        code = main() if argv is None else main(argv)
+    except USER_ERRORS as err:
+        if debug:
+            raise
+        print(f'{prog}: error: {error_message(err)} (--debug shows the traceback)', file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print(f'{prog}: interrupted', file=sys.stderr)
+        return 130
+    return 0 if code is None else int(code)

@@ -1,0 +1,72 @@
+"""ResultWriter: outputs follow the unique input names, mirror sub-folders, and never overwrite each other."""
+import cv2
+import numpy as np
+import pytest
+
+from sapiens2.apis.inputs import Source, collect_sources
+from sapiens2.apis.tasks.base import BaseInferenceTask
+from sapiens2.apis.writer import ResultWriter
+
+
+class MeanTask(BaseInferenceTask):
+    """Writes each image's mean colour (raw) and the image itself (picture)."""
+    name = 'mean'
+
+    def __init__(self) -> None:  # the writer needs no model or pipeline
+        pass
+
+    def visualize(self, image, result, context=None):
+        return image
+
+    def save(self, image, result, out_dir, stem, context=None):
+        path = self.out_path(out_dir, stem, '_mean.npy')
+        np.save(path, result['mean'])
+        return [path]
+
+
+def run(sources, out_dir):
+    writer = ResultWriter(str(out_dir), [MeanTask()])
+    for source in sources:
+        for index, image in source.frames():
+            writer.add(source, index, image, {'mean': dict(mean=image.reshape(-1, 3).mean(0))})
+        writer.end_source(source)
+    return writer.close()
+
+
+def test_same_stems_from_two_folders_and_two_formats_keep_distinct_outputs(tmp_path):
+    values = {'x/a.png': 10, 'x/a.jpg': 20, 'y/a.png': 30, 'y/sub/a.png': 40}
+    for relative, value in values.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(tmp_path / relative), np.full((6, 8, 3), value, np.uint8))
+    sources = collect_sources([str(tmp_path / 'x'), str(tmp_path / 'y')], recursive=True)
+    written = run(sources, tmp_path / 'out')
+    out = tmp_path / 'out' / 'mean'
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob('*') if p.is_file()) == [
+        'a.png', 'a_2.png', 'a_2_mean.npy', 'a_3.png', 'a_3_mean.npy', 'a_mean.npy', 'sub/a.png', 'sub/a_mean.npy']
+    assert len(written) == 8
+    by_source = {s.path[len(str(tmp_path)) + 1:]: s.name for s in sources}
+    for relative, value in values.items():
+        mean = np.load(out / f'{by_source[relative]}_mean.npy')
+        assert abs(mean[0] - value) <= 1, relative  # each output holds its own input's result
+
+
+def test_video_frames_go_to_their_own_folder(tmp_path):
+    clip = str(tmp_path / 'walk.mp4')
+    writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (16, 8))
+    for i in range(2):
+        writer.write(np.full((8, 16, 3), 100 * i, np.uint8))
+    writer.release()
+    run(collect_sources(clip), tmp_path / 'out')
+    out = tmp_path / 'out' / 'mean'
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob('*') if p.is_file()) == [
+        'walk.mp4', 'walk/walk_000000_mean.npy', 'walk/walk_000001_mean.npy']
+
+
+def test_a_name_claimed_twice_is_refused_before_writing(tmp_path):
+    first, second = (tmp_path / 'one.png'), (tmp_path / 'two.png')
+    cv2.imwrite(str(first), np.full((4, 4, 3), 1, np.uint8))
+    cv2.imwrite(str(second), np.full((4, 4, 3), 2, np.uint8))
+    clash = [Source('image', 'same', 'images', path=str(first)), Source('image', 'Same', 'images', path=str(second))]
+    with pytest.raises(ValueError, match='would both write'):
+        run(clash, tmp_path / 'out')
+    assert np.load(tmp_path / 'out' / 'mean' / 'same_mean.npy')[0] == 1  # the first result was not overwritten

@@ -1,0 +1,106 @@
+"""tools/convert_checkpoint.py --to-transformers / --from-transformers (the file <-> file mode is tested in
+tests/engine/test_checkpoint.py)."""
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import os.path as osp
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from sapiens2.engine.checkpoint import load_weights, save_weights
+from sapiens2.interop.transformers import build_model
+from tests.conftest import REPO_ROOT
+
+TOOL = osp.join(REPO_ROOT, 'tools', 'convert_checkpoint.py')
+POSE = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
+
+
+def load_tool():
+    spec = importlib.util.spec_from_file_location('convert_checkpoint_tool', TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TOOL_MAIN = load_tool().main
+
+
+def run(*args):
+    """Run the tool's main in this process; returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = TOOL_MAIN(list(args))
+        except SystemExit as exit_:
+            code = exit_.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_export_compare_and_import_back(hf, tmp_path):
+    model = build_model(POSE, device='cpu')
+    model.init_weights()
+    official = {('decode_head.' + k[5:] if k.startswith('head.') else k): v for k, v in model.state_dict().items()}
+    save_weights(official, str(tmp_path / 'pose.safetensors'))
+    out = str(tmp_path / 'hf')
+    code, stdout, _ = run(str(tmp_path / 'pose.safetensors'), '--to-transformers', out, '--config', POSE, '--compare')
+    assert code == 0
+    assert json.load(open(osp.join(out, 'config.json')))['architectures'] == ['Sapiens2ForPoseEstimation']
+    line = next(x for x in stdout.splitlines() if x.startswith('max |ours - transformers| heatmaps'))
+    assert 'bf16' in line and float(line.split(': ')[1].split()[0]) < 1e-2
+    with pytest.raises(FileExistsError, match='--overwrite'):
+        run(str(tmp_path / 'pose.safetensors'), '--to-transformers', out, '--config', POSE)
+    code, stdout, _ = run(str(tmp_path / 'back.pth'), '--from-transformers', out, '--config', POSE)
+    assert code == 0 and "pos_embed_rope_dtype='fp32'" in stdout
+    back = load_weights(str(tmp_path / 'back.pth'))
+    assert sorted(back) == sorted(official) and all(torch.equal(back[k], official[k]) for k in official)
+
+
+@pytest.mark.parametrize('args, message', [
+    (['a.pth', '--to-transformers', 'out'], 'need --config'),
+    (['a.pth', 'b.pth', '--to-transformers', 'out', '--config', POSE], 'give one CKPT'),
+    (['a.pth'], 'give SRC and DST'),
+    (['a.pth', 'b.pth', '--compare'], '--compare goes with --to-transformers'),
+    (['a.pth', '--to-transformers', 'o', '--from-transformers', 'i', '--config', POSE], 'either'),
+])
+def test_argument_errors(args, message):
+    code, _, stderr = run(*args)
+    assert code == 2 and message in stderr
+
+
+def test_missing_folder_is_a_clear_error(hf, tmp_path):
+    with pytest.raises(FileNotFoundError, match='is not a transformers model folder .no config.json.'):
+        run(str(tmp_path / 'x.pth'), '--from-transformers', str(tmp_path / 'nothing'), '--config', POSE)
+
+
+BLOCKED = textwrap.dedent('''
+    import importlib.abc, sys
+    class Block(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split('.')[0] == 'transformers':
+                raise ModuleNotFoundError(f'No module named {name!r} (blocked)', name=name)
+    sys.meta_path.insert(0, Block())
+    import pytest
+    sys.exit(pytest.main(['-p', 'no:cacheprovider', '-q', '-rs',
+                          'tests/interop/test_transformers.py::test_exported_weights_are_the_official_layout']))
+''')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('ci', ['', '1'])
+def test_interop_tests_fail_under_ci_without_transformers(ci):
+    """Without transformers the interop tests skip, except with CI set, where they fail."""
+    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    if ci:
+        env['CI'] = ci
+    result = subprocess.run([sys.executable, '-c', BLOCKED], capture_output=True, text=True, cwd=REPO_ROOT,
+                            timeout=600, env=env)
+    if ci:
+        assert result.returncode != 0 and 'CI is set, so this is a failure' in result.stdout, result.stdout[-2000:]
+    else:
+        assert result.returncode == 0 and 'transformers is not installed' in result.stdout, result.stdout[-2000:]

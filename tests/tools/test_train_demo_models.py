@@ -1,0 +1,112 @@
+"""tools/misc/train_demo_models.py: the demo configs fit the size budget, the constant baselines are optimal, and a
+written checkpoint carries its config and loads strictly."""
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from mmengine.registry import DefaultScope
+
+REPO = Path(__file__).resolve().parents[2]
+# All demo checkpoints together must stay within ~25 MB as fp16.
+TOTAL_FP16_BYTES = 25e6
+TASK_FP16_BYTES = 4.2e6
+
+
+def load_tool():
+    path = REPO / 'tools/misc/train_demo_models.py'
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tool = load_tool()
+
+
+def build_model(task_name: str, device: str = 'meta'):
+    from mmengine.registry import MODELS
+
+    from sapiens2.engine.launch import load_config
+    task = tool.TASKS[task_name]
+    for module in task.imports:
+        __import__(module)
+    cfg = load_config(str(REPO / task.config))
+    with DefaultScope.overwrite_default_scope(cfg.default_scope), torch.device(device):
+        return cfg, MODELS.build(cfg.model)
+
+
+def test_demo_configs_fit_the_size_budget():
+    total = 0
+    for name, task in tool.TASKS.items():
+        cfg, model = build_model(name)
+        fp16_bytes = 2 * sum(p.numel() for p in model.state_dict().values())
+        assert fp16_bytes <= TASK_FP16_BYTES, f'{name}: {fp16_bytes / 1e6:.2f} MB'
+        assert Path(task.config).stem == f'sapiens2_tiny_{name}_synthhumans-{"x".join(map(str, cfg.image_size))}'
+        assert cfg.randomness.seed == 0 and cfg.model.backbone.init_cfg is None
+        total += fp16_bytes
+    assert total <= TOTAL_FP16_BYTES
+
+
+def test_demo_configs_read_the_demo_data_root():
+    from sapiens2.engine.launch import load_config
+    for task in tool.TASKS.values():
+        cfg = load_config(str(REPO / task.config))
+        roots = [cfg[f'{split}_dataloader'].dataset.data_root.rstrip('/') for split in ('train', 'val', 'test')]
+        expected = task.data_options(tool.DEFAULT_DATA_ROOT)
+        assert roots == [expected[f'{split}_dataloader.dataset.data_root'].rstrip('/')
+                         for split in ('train', 'val', 'test')]
+
+
+def test_abs_rel_optimal_depth_minimises_abs_rel():
+    depths = np.random.default_rng(0).uniform(1.0, 6.0, 501)
+    best = tool.abs_rel_optimal_depth(depths)
+    grid = np.linspace(1.0, 6.0, 2001)
+    costs = [np.mean(np.abs(d - depths) / depths) for d in grid]
+    assert np.mean(np.abs(best - depths) / depths) <= min(costs) + 1e-9
+    assert best < np.median(depths)  # the 1/z weights pull it towards the near depths
+
+
+def test_spherical_median_beats_the_mean_direction():
+    rng = np.random.default_rng(0)
+    normals = np.concatenate([np.tile([0.0, 0.0, -1.0], (60, 1)), rng.normal(size=(40, 3))])
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+
+    def mean_angle(d):
+        return np.degrees(np.arccos(np.clip(normals @ d, -1, 1))).mean()
+
+    mean = normals.mean(0) / np.linalg.norm(normals.mean(0))
+    median = tool.spherical_median(normals)
+    assert np.linalg.norm(median) == pytest.approx(1.0)
+    assert mean_angle(median) < mean_angle(mean)
+
+
+def test_box_normalised_median_and_pixelwise_mode():
+    annotations = [dict(bbox=[10, 20, 100, 200], keypoints=[60, 120, 2, 0, 0, 0]),
+                   dict(bbox=[0, 0, 50, 50], keypoints=[25, 25, 1, 5, 5, 0])]
+    median = tool.box_normalised_median(annotations)
+    assert median.tolist() == [[0.5, 0.5], [0.5, 0.5]]  # the second keypoint is never visible
+    labels = np.array([[[0, 1]], [[2, 1]], [[2, 0]]])
+    assert tool.pixelwise_mode(labels, 3).tolist() == [[2, 1]]
+
+
+def test_written_checkpoint_embeds_the_config_and_loads_strictly(tmp_path):
+    from sapiens2.engine.checkpoint import load_model_weights, read_checkpoint_file
+    cfg, model = build_model('seg', device='cpu')
+    work_dir = tmp_path / 'train'
+    work_dir.mkdir()
+    torch.save({'state_dict': model.state_dict(), 'meta': {'dataset_meta': {'classes': ['a', 'b']}}},
+               work_dir / 'iter_1.pth')
+    (work_dir / 'last_checkpoint').write_text(str(work_dir / 'iter_1.pth'))
+    path = tmp_path / 'seg.safetensors'
+    info = tool.write_checkpoint('seg', str(work_dir), str(path), card=dict(name='seg'))
+    checkpoint = read_checkpoint_file(str(path))
+    assert checkpoint['meta']['config'] == (REPO / tool.TASKS['seg'].config).read_text()
+    assert checkpoint['meta']['model_card'] == dict(name='seg')
+    assert checkpoint['meta']['dataset_meta'] == {'classes': ['a', 'b']}
+    assert all(v.dtype == torch.float16 for v in checkpoint['state_dict'].values() if v.is_floating_point())
+    assert info['parameters'] == sum(v.numel() for v in model.state_dict().values())
+    load_model_weights(model, str(path), strict=True)
+    json.dumps(info)

@@ -1,0 +1,597 @@
+"""Re-train the small demo models from scratch on SynthHumans, one task at a time.
+
+Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N]
+       [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
+
+1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
+2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured).
+3. Writes the last checkpoint as fp16 ``<out>/<config name>.safetensors``; its metadata (``meta``) holds the config
+   file's text (``config``), the resolved config (``config_resolved``), the dataset meta and the model card.
+4. Evaluates the fp16 checkpoint, the untrained model (the config's init, its seed) and the baselines (``BASELINES``:
+   the best constant predictor fitted on training images; for matting also the ground-truth hard mask) on the
+   validation split, each in its own process.
+5. Writes a model card per checkpoint (``<name>.json`` + ``<name>.md``) and ``<out>/results.{json,md}`` (every task
+   with a card in ``--out``).
+
+``--skip-train`` re-evaluates checkpoints already in ``--out``; ``--shipped`` re-evaluates the checkpoints shipped in
+``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set). Each
+step is one child process (``--evaluate`` is the internal entry point of step 4).
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import platform
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
+# The SynthHumans set of the demo configs: 2000 training and 200 validation images at 384x288, seed 0.
+DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0)
+DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
+SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
+CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
+
+
+def pose_options(root: str) -> Dict[str, str]:
+    return {f'{split}_dataloader.dataset.data_root': root for split in ('train', 'val', 'test')}
+
+
+def seg_options(root: str) -> Dict[str, str]:
+    return {f'{split}_dataloader.dataset.data_root': root for split in ('train', 'val', 'test')}
+
+
+def dense_options(root: str) -> Dict[str, str]:
+    return {
+        'train_dataloader.dataset.data_root': osp.join(root, 'train'),
+        'val_dataloader.dataset.data_root': osp.join(root, 'val'),
+        'test_dataloader.dataset.data_root': osp.join(root, 'val'),
+    }
+
+
+@dataclass(frozen=True)
+class DemoTask:
+    """A demo model: its config, how to point it at another data root, and the metrics its card reports."""
+    config: str
+    data_options: Callable[[str], Dict[str, str]]
+    headline: str  # the metric the issue sets a target for
+    target: Tuple[str, object]  # ('>=' or '<=', value), or ('<', baseline mode): below that baseline's value
+    reported: Sequence[str] = field(default_factory=tuple)
+    imports: Sequence[str] = field(default_factory=tuple)  # project packages that register the task's modules
+    baselines: Sequence[str] = ('constant', )  # the baseline modes evaluated beside the model (``BASELINES``)
+
+    def modes(self) -> Tuple[str, ...]:
+        return ('trained', 'untrained', *self.baselines)
+
+
+TASKS: Dict[str, DemoTask] = {
+    'pose': DemoTask(
+        'configs/pose/sapiens2_tiny_pose_synthhumans-256x192.py', pose_options, 'body/PCK', ('>=', 0.85),
+        ('PCK', 'body/PCK', 'foot/PCK', 'face/PCK', 'left_hand/PCK', 'right_hand/PCK', 'coco/AP', 'coco/AP .5',
+         'body/coco/AP', 'foot/coco/AP', 'face/coco/AP', 'left_hand/coco/AP', 'right_hand/coco/AP')),
+    'seg': DemoTask('configs/seg/sapiens2_tiny_seg_synthhumans-256x192.py', seg_options, 'mIoU', ('>=', 60.0),
+                    ('mIoU', 'mAcc', 'aAcc')),
+    'normal': DemoTask(
+        'projects/normal/configs/sapiens2_tiny_normal_synthhumans-256x192.py', dense_options, 'normal/mean_angle',
+        ('<=', 20.0), ('normal/mean_angle', 'normal/median_angle', 'normal/within_11.25_deg',
+                       'normal/within_30_deg'), ('sapiens2_normal', )),
+    'pointmap': DemoTask(
+        'projects/pointmap/configs/sapiens2_tiny_pointmap_synthhumans-256x192.py', dense_options,
+        'pointmap/abs_rel', ('<=', 0.08), ('pointmap/abs_rel', 'pointmap/delta_1', 'pointmap/l2_mean',
+                                           'pointmap/z_mae', 'pointmap/normal_mean_angle'), ('sapiens2_pointmap', )),
+    'albedo': DemoTask(
+        'projects/albedo/configs/sapiens2_tiny_albedo_synthhumans-256x192.py', dense_options, 'albedo/mae',
+        ('<=', 0.06), ('albedo/mae', 'albedo/rmse', 'albedo/psnr', 'albedo/ssim'), ('sapiens2_albedo', )),
+    # The matting target is relative: below the SAD of the ground-truth hard mask (``BASELINES``).
+    'matting': DemoTask(
+        'projects/matting/configs/sapiens2_tiny_matting_synthhumans-256x192.py', dense_options, 'matting/sad',
+        ('<', 'hard_mask'), ('matting/sad', 'matting/mse', 'matting/grad', 'matting/conn', 'matting/sad_unknown',
+                             'matting/mse_unknown', 'matting/fg_mse'), ('sapiens2_matting', ),
+        ('constant', 'hard_mask')),
+}
+
+
+def config_name(task: DemoTask) -> str:
+    return osp.splitext(osp.basename(task.config))[0]
+
+
+def shown(path: str) -> str:
+    """A path relative to the repository when it lies inside it."""
+    rel = osp.relpath(path, REPO)
+    return path if rel.startswith('..') else rel
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_child(command: List[str], log_path: str, env: dict) -> Tuple[float, float]:
+    """Run ``command`` from the repository root with its output in ``log_path``; return (wall s, CPU s)."""
+    wall, cpu = time.time(), children_cpu_s()
+    with open(log_path, 'w') as log:
+        code = subprocess.call(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env)
+    if code != 0:
+        with open(log_path) as log:
+            tail = log.read()[-3000:]
+        raise SystemExit(f'{" ".join(command)} failed (exit code {code}); log {shown(log_path)}:\n{tail}')
+    return time.time() - wall, children_cpu_s() - cpu
+
+
+def option_args(options: Dict[str, str]) -> List[str]:
+    return ['--cfg-options', *(f'{key}={value}' for key, value in options.items())] if options else []
+
+
+# ----------------------------------------------------------------------------------------------- constants
+def box_normalised_median(annotations: List[dict]) -> np.ndarray:
+    """Per-keypoint median position in box-normalised coordinates over the visible keypoints of COCO annotations,
+    (K, 2); 0.5 for a keypoint never visible."""
+    positions = []
+    for ann in annotations:
+        x, y, w, h = ann['bbox']
+        kpts = np.asarray(ann['keypoints'], dtype=np.float64).reshape(-1, 3)
+        rel = (kpts[:, :2] - [x, y]) / [max(w, 1e-6), max(h, 1e-6)]
+        rel[kpts[:, 2] <= 0] = np.nan
+        positions.append(rel)
+    stacked = np.stack(positions)
+    seen = ~np.isnan(stacked).all(axis=0)
+    median = np.full(stacked.shape[1:], 0.5)
+    median[seen] = np.nanmedian(stacked[:, seen[:, 0]], axis=0).reshape(-1)
+    return median
+
+
+def fit_pose_constant(cfg) -> np.ndarray:
+    dataset = cfg.train_dataloader.dataset
+    with open(osp.join(dataset.data_root, dataset.ann_file)) as f:
+        return box_normalised_median(json.load(f)['annotations'])
+
+
+def predict_pose_constant(constant: np.ndarray) -> Callable:
+    def predict(sample) -> None:
+        x1, y1, x2, y2 = np.asarray(sample.gt_instances.bboxes, dtype=np.float64)[0]
+        keypoints = np.array([x1, y1]) + constant * np.array([x2 - x1, y2 - y1])
+        sample.pred_instances.keypoints = keypoints[None].astype(np.float32)
+        sample.pred_instances.keypoint_scores = np.ones((1, len(constant)), dtype=np.float32)
+    return predict
+
+
+def training_samples(cfg, num: int) -> List:
+    """The first ``num`` training samples through the validation pipeline (ground truth at the original size)."""
+    from mmengine.registry import DATASETS, DefaultScope
+    dataset_cfg = cfg.val_dataloader.dataset.copy()
+    train = cfg.train_dataloader.dataset
+    dataset_cfg.update(data_root=train.data_root, test_mode=True)
+    if 'data_prefix' in train:
+        dataset_cfg.data_prefix = train.data_prefix
+    with DefaultScope.overwrite_default_scope(cfg.default_scope):
+        dataset = DATASETS.build(dataset_cfg)
+        return [dataset[i]['data_samples'] for i in range(min(num, len(dataset)))]
+
+
+def pixelwise_mode(labels: np.ndarray, num_classes: int) -> np.ndarray:
+    """The most frequent label at each pixel of (N, H, W) label maps, (H, W)."""
+    counts = np.stack([(labels == c).sum(0) for c in range(num_classes)])
+    return counts.argmax(0).astype(np.int64)
+
+
+def fit_seg_constant(cfg) -> np.ndarray:
+    """The most frequent training label at each pixel (the labels are all at the rendered size), (H, W)."""
+    samples = training_samples(cfg, CONSTANT_FIT_SAMPLES)
+    return pixelwise_mode(np.stack([s.gt_sem_seg.data[0].numpy() for s in samples]), int(cfg.num_classes))
+
+
+def predict_seg_constant(constant: np.ndarray) -> Callable:
+    import torch
+    from mmengine.structures import PixelData
+
+    def predict(sample) -> None:
+        shape = sample.gt_sem_seg.data.shape[-2:]
+        if tuple(shape) != constant.shape:
+            raise ValueError(f'validation labels are {tuple(shape)}, the constant was fitted at {constant.shape}')
+        sample.pred_sem_seg = PixelData(data=torch.from_numpy(constant)[None])
+    return predict
+
+
+def masked_values(samples: List) -> np.ndarray:
+    """(N, C) ground-truth values under the masks of dense samples."""
+    values = [s.gt_dense.data[:, s.gt_dense.mask[0].bool()].T.double().numpy() for s in samples]
+    return np.concatenate(values)
+
+
+def spherical_median(normals: np.ndarray, iterations: int = 50) -> np.ndarray:
+    """The unit direction with the least mean angle to (N, 3) directions (Weiszfeld iterations on the sphere)."""
+    normals = normals / np.linalg.norm(normals, axis=1, keepdims=True).clip(min=1e-12)
+    direction = normals.mean(0)
+    for _ in range(iterations):
+        direction /= np.linalg.norm(direction)
+        angles = np.arccos(np.clip(normals @ direction, -1.0, 1.0)).clip(min=1e-3)
+        direction = (normals / angles[:, None]).sum(0)
+    return direction / np.linalg.norm(direction)
+
+
+def abs_rel_optimal_depth(depths: np.ndarray) -> float:
+    """The depth d minimising sum |d - z| / z over positive depths z: their 1/z-weighted median."""
+    depths = np.sort(np.asarray(depths, dtype=np.float64).ravel())
+    weights = np.cumsum(1.0 / depths)
+    return float(depths[np.searchsorted(weights, weights[-1] / 2)])
+
+
+def fit_normal_constant(cfg) -> np.ndarray:
+    return spherical_median(masked_values(training_samples(cfg, CONSTANT_FIT_SAMPLES))[::7])
+
+
+def fit_depth_constant(cfg) -> float:
+    return abs_rel_optimal_depth(masked_values(training_samples(cfg, CONSTANT_FIT_SAMPLES))[:, 2])
+
+
+def fit_albedo_constant(cfg) -> np.ndarray:
+    """The colour with the least training MAE: the per-channel median albedo, (3, )."""
+    return np.median(masked_values(training_samples(cfg, CONSTANT_FIT_SAMPLES)), axis=0)
+
+
+def predict_dense_constant(make: Callable) -> Callable:
+    from mmengine.structures import PixelData
+
+    def predict(sample) -> None:
+        sample.pred_dense = PixelData(data=make(sample))
+    return predict
+
+
+def constant_map(value: np.ndarray) -> Callable:
+    import torch
+
+    def make(sample):
+        shape = sample.gt_dense.data.shape[-2:]
+        return torch.from_numpy(np.asarray(value, dtype=np.float32)).view(-1, 1, 1).expand(-1, *shape).clone()
+    return make
+
+
+def depth_plane(depth: float) -> Callable:
+    """A fronto-parallel plane at canonical depth ``depth`` along the ground-truth pixel rays (only depth is
+    constant: AbsRel reads Z alone)."""
+    import torch
+
+    def make(sample):
+        data = sample.gt_dense.data.float()
+        rays = data / data[2:].clamp(min=1e-6)
+        return torch.where(sample.gt_dense.mask.bool(), rays * depth, torch.zeros_like(data))
+    return make
+
+
+def fit_alpha_constant(cfg) -> np.ndarray:
+    """The alpha with the least training SAD at each pixel: the per-pixel median training alpha, (H, W)."""
+    return np.median(np.stack([s.gt_dense.data[0].numpy() for s in training_samples(cfg, CONSTANT_FIT_SAMPLES)]),
+                     axis=0)
+
+
+def fit_nothing(cfg) -> None:
+    """The hard-mask baseline fits nothing: it reads each sample's ground truth."""
+    return None
+
+
+def predict_alpha(alpha_of: Callable) -> Callable:
+    """A matting predictor from ``alpha_of(sample) -> (H, W)`` alpha, with the foreground unknown (NaN, so
+    ``matting/fg_mse`` is not scored)."""
+    import torch
+    from mmengine.structures import PixelData
+
+    def predict(sample) -> None:
+        alpha = torch.as_tensor(alpha_of(sample), dtype=torch.float32)[None]
+        foreground = torch.full((3, *alpha.shape[-2:]), float('nan'))
+        sample.pred_dense = PixelData(data=torch.cat([foreground, alpha]))
+    return predict
+
+
+def predict_alpha_constant(constant: np.ndarray) -> Callable:
+    def alpha_of(sample) -> np.ndarray:
+        if tuple(sample.gt_dense.data.shape[-2:]) != constant.shape:
+            raise ValueError(f'validation alphas are {tuple(sample.gt_dense.data.shape[-2:])}, the constant was '
+                             f'fitted at {constant.shape}')
+        return constant
+    return predict_alpha(alpha_of)
+
+
+def predict_hard_mask(_) -> Callable:
+    """The matting baseline: the ground-truth alpha thresholded at 0.5 (a perfect binary segmentation)."""
+    return predict_alpha(lambda sample: (sample.gt_dense.data[0] >= 0.5).float())
+
+
+# name: (fit on the training split -> a value, value -> per-sample predictor, description for the card)
+CONSTANTS = {
+    'pose': (fit_pose_constant, predict_pose_constant,
+             'each keypoint at its median box-normalised position over the visible training keypoints'),
+    'seg': (fit_seg_constant, predict_seg_constant, 'the most frequent training label at each pixel'),
+    'normal': (fit_normal_constant, lambda v: predict_dense_constant(constant_map(v)),
+               'one direction everywhere: the spherical median of the training normals'),
+    'pointmap': (fit_depth_constant, lambda v: predict_dense_constant(depth_plane(v)),
+                 'one canonical depth everywhere (the 1/z-weighted median of the training depths) along the '
+                 'ground-truth pixel rays'),
+    'albedo': (fit_albedo_constant, lambda v: predict_dense_constant(constant_map(v)),
+               'one colour everywhere: the per-channel median training albedo'),
+    'matting': (fit_alpha_constant, predict_alpha_constant,
+                'the most likely alpha at each pixel: the per-pixel median training alpha (no foreground)'),
+}
+# Baselines by evaluation mode: 'constant' for every task, 'hard_mask' (an oracle binary mask) for matting.
+BASELINES = dict(
+    constant=CONSTANTS,
+    hard_mask=dict(matting=(fit_nothing, predict_hard_mask,
+                            'the ground-truth alpha thresholded at 0.5: a perfect hard mask (no foreground)')))
+
+
+# ----------------------------------------------------------------------------------------------- evaluation
+def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Optional[str], work_dir: str) -> dict:
+    """Validation metrics of ``mode``: 'trained', 'untrained' or a baseline (``BASELINES``), in a child process."""
+    from mmengine.registry import DefaultScope
+
+    from sapiens2.engine.launch import build_runner, load_config, prepare_test_config
+    task = TASKS[task_name]
+    for module in task.imports:
+        __import__(module)
+    cfg = load_config(osp.join(REPO, task.config), task.data_options(data_root) if data_root else None)
+    cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if mode == 'trained' else cfg
+    cfg.work_dir = work_dir
+    cfg.default_hooks.pop('checkpoint', None)
+    cfg.default_hooks.pop('visualization', None)
+    extra = {}
+    with DefaultScope.overwrite_default_scope(cfg.default_scope):
+        runner = build_runner(cfg)
+        if mode != 'trained':
+            runner.model.init_weights()
+        if mode in BASELINES:
+            fit, predictor, description = BASELINES[mode][task_name]
+            value = fit(cfg)
+            predict = predictor(value)
+            test_step = runner.model.test_step
+
+            def constant_test_step(data):
+                samples = test_step(data)
+                for sample in samples:
+                    predict(sample)
+                return samples
+
+            runner.model.test_step = constant_test_step
+            extra = dict(description=description,
+                         value=None if value is None else np.asarray(value).tolist() if np.asarray(value).size <= 8
+                         else 'per keypoint/pixel')
+        metrics = {k: float(v) for k, v in runner.test().items()}
+    if mode in BASELINES:  # a baseline without some output (matting's have no foreground) is not scored on it
+        metrics = {k: v for k, v in metrics.items() if np.isfinite(v)}
+    return dict(metrics=metrics, **extra)
+
+
+# ----------------------------------------------------------------------------------------------- model files
+def model_summary(cfg) -> dict:
+    backbone = cfg.model.backbone
+    from sapiens2.models.backbones.sapiens2 import resolve_arch
+    return dict(backbone=dict(arch=backbone.arch, **resolve_arch(backbone.arch)), input_size_hw=list(backbone.img_size),
+                patch_size=backbone.patch_size)
+
+
+def write_checkpoint(task_name: str, work_dir: str, path: str, card: dict) -> dict:
+    """The last training checkpoint of ``work_dir`` as fp16 .safetensors with the config and card in its meta."""
+    import torch
+    from mmengine.config import Config
+
+    from sapiens2.engine.checkpoint import read_checkpoint_file, save_weights, serialisable_meta
+    with open(osp.join(work_dir, 'last_checkpoint')) as f:
+        last = f.read().strip()
+    checkpoint = read_checkpoint_file(last if osp.isabs(last) else osp.join(REPO, last))
+    state_dict = {k: v.half() if v.is_floating_point() else v for k, v in checkpoint['state_dict'].items()}
+    task = TASKS[task_name]
+    with open(osp.join(REPO, task.config)) as f:
+        config_text = f.read()
+    dataset_meta = serialisable_meta({'dataset_meta': checkpoint.get('meta', {}).get('dataset_meta')})
+    meta = dict(config=config_text, config_path=task.config,
+                config_resolved=Config.fromfile(osp.join(REPO, task.config)).pretty_text, model_card=card,
+                **{k: v for k, v in dataset_meta.items() if v is not None})
+    save_weights(state_dict, path, meta=meta)
+    return dict(parameters=int(sum(v.numel() for v in state_dict.values() if torch.is_tensor(v))),
+                file_bytes=osp.getsize(path), source_checkpoint=shown(last))
+
+
+def card_markdown(card: dict) -> str:
+    lines = [f'# {card["name"]}', '', f'Task: {card["task"]}. Config: `{card["config"]}`. '
+             f'Backbone: {card["model"]["backbone"]}, input {card["model"]["input_size_hw"]} (H, W), '
+             f'{card["checkpoint"]["parameters"]:,} parameters, fp16 file of '
+             f'{card["checkpoint"]["file_bytes"] / 1e6:.2f} MB.', '',
+             f'Data: SynthHumans (renderer {card["data"]["renderer_version"]}), {card["data"]["num_train"]} '
+             f'training and {card["data"]["num_val"]} validation images at {card["data"]["size"]} (H, W), seed '
+             f'{card["data"]["seed"]}; training samples: {card["data"]["train_samples"]}.', '',
+             f'Training: `{card["command"]}` (seed {card["seed"]}, {card["training"]["iterations"]} iterations, '
+             f'batch {card["training"]["batch_size"]}), {card["training"]["wall_s"]:.0f} s wall, '
+             f'{card["training"]["cpu_s"]:.0f} s CPU, {card["training"]["threads"]} thread(s), load average '
+             f'{card["training"]["load_average"]} on {card["training"]["machine"]}.', '',
+             f'Init: {card["init"]}.', '',
+             *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
+             *metrics_table(card)]
+    lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
+              f'{"reached" if card["target_reached"] else "not reached"}.', '']
+    return '\n'.join(lines)
+
+
+def metrics_table(card: dict) -> List[str]:
+    """Markdown rows: every reported metric of the trained model, the untrained one and the baselines."""
+    lines = ['| metric | trained (fp16) | untrained | ' + ' | '.join(m.replace('_', ' ') for m in card['baselines']) +
+             ' |', '|---|---|---|' + '---|' * len(card['baselines'])]
+    for name in card['reported']:
+        row = [card['metrics'][which].get(name) for which in ('trained', 'untrained', *card['baselines'])]
+        lines.append(f'| {name} | ' + ' | '.join('-' if v is None else f'{v:.4g}' for v in row) + ' |')
+    return lines
+
+
+def target_text(card: dict) -> str:
+    op, value = card['target']
+    if value in BASELINES:
+        return f'{op} {value.replace("_", " ")} ({card["metrics"][value][card["headline"]]:.4g})'
+    return f'{op} {value}'
+
+
+def results_markdown(cards: List[dict]) -> str:
+    lines = ['| task | metric | trained | untrained | constant | target | reached | train wall / CPU | command |',
+             '|---|---|---|---|---|---|---|---|---|']
+    for card in cards:
+        values = [card['metrics'][w].get(card['headline']) for w in ('trained', 'untrained', 'constant')]
+        lines.append(f'| {card["task"]} | {card["headline"]} | ' + ' | '.join(f'{v:.4g}' for v in values) +
+                     f' | {target_text(card)} | {"yes" if card["target_reached"] else "no"} | '
+                     f'{card["training"]["wall_s"]:.0f} s / {card["training"]["cpu_s"]:.0f} s | `{card["command"]}` |')
+    for card in cards:
+        lines += ['', f'### {card["task"]} (`{card["config"]}`)', '', *metrics_table(card)]
+    return '\n'.join(lines) + '\n'
+
+
+# ----------------------------------------------------------------------------------------------- main
+def train_samples(task_name: str, data_root: str, data: dict) -> str:
+    if task_name == 'pose':
+        with open(osp.join(data_root, 'annotations', 'keypoints308_train.json')) as f:
+            return f'{len(json.load(f)["annotations"])} person crops of {data["num_train"]} images'
+    return f'{data["num_train"]} images'
+
+
+def process_task(name: str, args, env: dict, data_root: str, data_s: float, data: dict) -> dict:
+    from mmengine.config import Config
+
+    from sapiens2.datasets.synthhumans import RENDERER_VERSION
+    task = TASKS[name]
+    cfg = Config.fromfile(osp.join(REPO, task.config))
+    stem = config_name(task)
+    work_dir = osp.join(args.out, 'train', stem)
+    options = task.data_options(data_root) if args.data_root != DEFAULT_DATA_ROOT else {}
+    train_cmd = ['tools/train.py', task.config, '--work-dir', shown(work_dir), *option_args(options)]
+    source = SHIPPED_DIR if args.shipped else args.out
+    checkpoint = osp.join(source, f'{stem}.safetensors')
+    card_path = osp.join(args.out, f'{stem}.json')
+    os.makedirs(work_dir, exist_ok=True)
+    if args.skip_train or args.shipped:
+        with open(osp.join(source, f'{stem}.json')) as f:
+            card = json.load(f)
+        if args.shipped:  # the shipped card's training record, re-evaluated on this data
+            card['evaluation_data'] = dict(data, size=list(data['size']), root=shown(data_root))
+    else:
+        print(f'==> {name}: training {task.config}', flush=True)
+        load = os.getloadavg()[0]
+        wall, cpu = run_child([sys.executable, *train_cmd], osp.join(work_dir, 'train.log'), env)
+        print(f'    {wall:.0f} s wall, {cpu:.0f} s CPU', flush=True)
+        card = dict(
+            name=stem, task=name, config=task.config, model=model_summary(cfg), seed=cfg.randomness.seed,
+            command=(f'OMP_NUM_THREADS={env["OMP_NUM_THREADS"]} ' if 'OMP_NUM_THREADS' in env else '') +
+            'python ' + ' '.join(train_cmd),
+            data=dict(data, size=list(data['size']), root=shown(data_root), renderer_version=RENDERER_VERSION,
+                      train_samples=train_samples(name, data_root, data), render_s=round(data_s, 1)),
+            training=dict(iterations=cfg.train_cfg.max_iters, batch_size=cfg.train_dataloader.batch_size,
+                          wall_s=round(wall, 1), cpu_s=round(cpu, 1),
+                          threads=env.get('OMP_NUM_THREADS', f'default ({os.cpu_count()} cores)'),
+                          load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
+                          machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()))
+        card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
+    card.update(init='random (from scratch); see docs/pretraining.md')
+    card['metrics'], card['baselines'] = {}, {}
+    for mode in task.modes():
+        print(f'==> {name}: evaluating the {mode} model', flush=True)
+        result_path = osp.join(work_dir, f'eval_{mode}.json')
+        command = [sys.executable, osp.abspath(__file__), '--evaluate', name, mode, '--result', result_path,
+                   '--checkpoint', checkpoint, '--data-root', data_root, '--out', args.out]
+        wall, cpu = run_child(command, osp.join(work_dir, f'eval_{mode}.log'), env)
+        with open(result_path) as f:
+            result = json.load(f)
+        card['metrics'][mode] = result['metrics']
+        if mode in BASELINES:
+            card.setdefault('baselines', {})[mode] = dict(description=result['description'], value=result['value'])
+        card.setdefault('evaluation_s', {})[mode] = dict(wall_s=round(wall, 1), cpu_s=round(cpu, 1))
+    card.update(headline=task.headline, target=list(task.target), reported=list(task.reported))
+    trained = card['metrics']['trained'][task.headline]
+    card['target_reached'] = target_reached(task, card['metrics'])
+    with open(card_path, 'w') as f:
+        json.dump(card, f, indent=1)
+    with open(osp.join(args.out, f'{stem}.md'), 'w') as f:
+        f.write(card_markdown(card))
+    if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too
+        card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
+        with open(card_path, 'w') as f:
+            json.dump(card, f, indent=1)
+    print(f'    {task.headline}: trained {trained:.4g}, untrained {card["metrics"]["untrained"][task.headline]:.4g}, '
+          f'constant {card["metrics"]["constant"][task.headline]:.4g} (target {" ".join(map(str, task.target))})',
+          flush=True)
+    return card
+
+
+def target_reached(task: DemoTask, metrics: Dict[str, Dict[str, float]]) -> bool:
+    """Whether the trained model's headline metric meets the task's target (``metrics``: by mode)."""
+    op, value = task.target
+    trained = metrics['trained'][task.headline]
+    if value in BASELINES:
+        value = metrics[value][task.headline]
+    return bool(trained >= value if op == '>=' else trained <= value if op == '<=' else trained < value)
+
+
+def _torch_version() -> str:
+    import torch
+    return torch.__version__
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description='Re-train the small SynthHumans demo models from scratch')
+    parser.add_argument('--tasks', nargs='+', choices=sorted(TASKS), default=list(TASKS))
+    parser.add_argument('--out', default='work_dirs/demo_models', help='checkpoints, model cards and training runs')
+    parser.add_argument('--data-root', default=DEFAULT_DATA_ROOT, help='where the SynthHumans set is rendered')
+    parser.add_argument('--threads', type=int, default=None, help='OMP_NUM_THREADS of the children (default: unset)')
+    parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
+    parser.add_argument('--shipped', action='store_true',
+                        help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
+                             f'({shown(SHIPPED_DIR)}) into --out')
+    parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
+    parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
+    parser.add_argument('--evaluate', nargs=2, metavar=('TASK', 'MODE'), help=argparse.SUPPRESS)
+    parser.add_argument('--checkpoint', help=argparse.SUPPRESS)
+    parser.add_argument('--result', help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    args.out = osp.join(REPO, args.out)
+    data_root = osp.join(REPO, args.data_root)
+    if args.evaluate:
+        task, mode = args.evaluate
+        result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))
+        with open(args.result, 'w') as f:
+            json.dump(result, f, indent=1)
+        return 0
+    if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
+        raise SystemExit(f'--out {shown(args.out)} is the shipped folder: write to another folder and copy the files '
+                         'there by hand')
+    env = dict(os.environ)
+    if args.threads:
+        env['OMP_NUM_THREADS'] = str(args.threads)
+    start = time.time()
+    data = dict(DATA, num_train=args.num_train, num_val=args.num_val)
+    print(f'==> SynthHumans in {shown(data_root)} ({data})', flush=True)
+    from sapiens2.datasets.synthhumans import ensure_synthhumans
+    ensure_synthhumans(root=data_root, **data)
+    data_s = time.time() - start
+    for name in args.tasks:
+        process_task(name, args, env, data_root, data_s, data)
+    # The table covers every task with a card in --out, so runs of a few --tasks each add up.
+    cards = []
+    for name in TASKS:
+        card_path = osp.join(args.out, f'{config_name(TASKS[name])}.json')
+        if osp.isfile(card_path):
+            with open(card_path) as f:
+                cards.append(json.load(f))
+    table = results_markdown(cards)
+    with open(osp.join(args.out, 'results.md'), 'w') as f:
+        f.write(table)
+    with open(osp.join(args.out, 'results.json'), 'w') as f:
+        json.dump(cards, f, indent=1)
+    print(f'\n==> Done in {(time.time() - start) / 60:.1f} min (data {data_s:.0f} s)\n{table}')
+    print(f'    checkpoints and model cards: {shown(args.out)}/')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
