@@ -209,7 +209,7 @@ def job_pretrain(args, variant: str, seed: int) -> None:
     export_backbone(checkpoint, backbone_file(args, variant, seed), source='teacher')
     _write_json(pretrain_json(args, variant, seed), dict(
         variant=variant, seed=seed, loss_weights=VARIANTS[variant]['weights'], iters=s.iters, config=CONFIG,
-        command=' '.join(osp.relpath(c, ROOT) if c.startswith(ROOT) else c for c in command[1:]),
+        command=' '.join(c.replace(ROOT + os.sep, '') for c in command[1:]),  # repository-relative paths
         cpu_s=_cpu_seconds() - cpu, wall_s=time.perf_counter() - start, log=_scalars(work_dir)))
 
 

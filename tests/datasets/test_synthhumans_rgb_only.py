@@ -15,6 +15,7 @@ from sapiens2.datasets.synthhumans import (
 )
 from sapiens2.datasets.synthhumans import generate as generate_module
 from sapiens2.datasets.synthhumans.manifest import CONFIG_KEYS, configuration
+from sapiens2.datasets.synthhumans.writer import FOLDERS
 
 TINY = dict(num_train=2, num_val=1, size=(32, 24))
 RGB_FILES = ['train/rgb/000000.png', 'train/rgb/000001.png', 'val/rgb/000000.png']
@@ -60,7 +61,7 @@ def test_switching_modes_replaces_only_the_sets_own_files(tmp_path, monkeypatch)
     assert not calls
     monkeypatch.undo()
     ensure_synthhumans(root, **TINY)
-    assert len(_manifest(root)['files']) == 3 * 9 + 2 and osp.isfile(mine)
+    assert len(_manifest(root)['files']) == 3 * len(FOLDERS) + 2 and osp.isfile(mine)  # 3 samples, 2 annotations
     with open(mine) as f:
         assert f.read() == 'mine'
 
