@@ -25,7 +25,9 @@ def load_tool():
 
 
 tool = load_tool()
-TASK_NAMES = sorted(tool.TASKS)
+# The tasks whose demo model ships; pointmap, albedo and matting did not train to a working model within the time
+# budget (docs/demo_models.md) and have no <task>-tiny alias yet.
+TASK_NAMES = ['normal', 'pose', 'seg']
 
 
 def shipped_file(name: str, suffix: str) -> Path:
@@ -133,3 +135,14 @@ def test_sapiens2_models_lists_the_tiny_aliases(capsys):
     lines = {line.split('\t')[0]: line for line in capsys.readouterr().out.splitlines()}
     for name in TASK_NAMES:
         assert str(shipped_file(name, '.safetensors')) in lines[f'{name}-tiny']
+    assert sorted(alias for alias in lines if alias.endswith('-tiny')) == [f'{name}-tiny' for name in TASK_NAMES]
+
+
+@pytest.mark.slow
+def test_sapiens2_infer_runs_a_tiny_alias_offline(few_images, tmp_path, monkeypatch):
+    from sapiens2.apis.cli import main
+    monkeypatch.setenv('HF_HUB_OFFLINE', '1')
+    image = Path(few_images) / 'val' / 'rgb' / '000000.png'
+    assert main([str(image), '--model', 'pose-tiny', 'seg-tiny', '--out', str(tmp_path), '--device', 'cpu',
+                 '--quiet']) == 0
+    assert (tmp_path / 'pose' / '000000.png').is_file() and (tmp_path / 'seg' / '000000.png').is_file()
