@@ -25,9 +25,9 @@ def load_tool():
 
 
 tool = load_tool()
-# The tasks whose demo model ships; pointmap, albedo and matting did not train to a working model within the time
-# budget (docs/demo_models.md) and have no <task>-tiny alias yet.
-TASK_NAMES = ['normal', 'pose', 'seg']
+# The tasks whose demo model ships; matting was not trained within the time budget (docs/demo_models.md) and has
+# no matting-tiny alias yet.
+TASK_NAMES = ['albedo', 'normal', 'pointmap', 'pose', 'seg']
 
 
 def shipped_file(name: str, suffix: str) -> Path:

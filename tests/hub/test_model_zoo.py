@@ -35,7 +35,7 @@ def test_every_released_repository_has_an_alias_and_every_config_exists():
     pose = zoo['pose-1b']
     assert pose.files == ('sapiens2_1b_pose.safetensors', 'model.safetensors') and pose.task == 'pose'
     assert zoo['pretrain-1b-4k'].files[0] == 'sapiens2_1b_4k_pretrain.safetensors'
-    assert model_zoo.tasks() == ['matting', 'normal', 'pointmap', 'pose', 'seg']
+    assert model_zoo.tasks() == ['albedo', 'matting', 'normal', 'pointmap', 'pose', 'seg']
     assert model_zoo.sizes() == ['0.4b', '0.8b', '1b', '5b', 'tiny']  # tiny: the demo models in the package
 
 
