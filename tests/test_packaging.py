@@ -87,3 +87,6 @@ def test_wheel_installs_and_works_outside_the_repository(tmp_path):
     assert 'pose-1b\thf://facebook/sapiens2-pose-1b\tsapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py' in models
     assert ('matting-1b\thf://facebook/sapiens2-matting-1b\t'
             'sapiens2::matting/sapiens2_1b_matting_humans-1024x768.py') in models
+    # The demo models ship in the wheel and their aliases resolve to the installed files.
+    tiny = next(line for line in models.splitlines() if line.startswith('pose-tiny\t')).split('\t')[1]
+    assert tiny.startswith(site) and osp.isfile(tiny) and osp.isfile(tiny[:-len('.safetensors')] + '.json'), tiny

@@ -54,8 +54,9 @@ test_dataloader = val_dataloader
 
 optim_wrapper = dict(_delete_=True, **_base_.cpu_optim_wrapper)
 # Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
-# 2 CPU cores (batch 8; see docs/demo_models.md).
-max_iters = 120
+# 2 CPU cores (batch 8; see docs/demo_models.md). At 120 iterations the weighted cross-entropy had only fallen
+# from 3.3 to 2.8 (mIoU 2 %).
+max_iters = 360
 warmup_iters = 20
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-2, by_epoch=False, begin=0, end=warmup_iters),

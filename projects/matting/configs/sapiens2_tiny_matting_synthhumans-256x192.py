@@ -12,7 +12,7 @@ data_root = 'data/synthhumans_demo'
 image_size = (256, 192)  # (H, W)
 # Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
 # 2 CPU cores (batch 8; see docs/demo_models.md).
-max_iters = 80
+max_iters = 300
 warmup_iters = 20
 
 model = dict(

@@ -13,7 +13,7 @@ image_size = (256, 192)  # (H, W)
 canonical_focal = 192.0
 # Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
 # 2 CPU cores (batch 8; see docs/demo_models.md).
-max_iters = 80
+max_iters = 300
 warmup_iters = 20
 
 model = dict(
