@@ -1,5 +1,4 @@
 """The 308-keypoint metadata: packaged JSON -> mmpose dataset_info -> generated base config, all consistent."""
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +12,10 @@ from sapiens2.datasets.pose import (
     load_keypoints308_json,
 )
 from sapiens2.metainfo import load_metainfo
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = ROOT / 'configs' / '_base_' / 'datasets'
-GENERATOR = ROOT / 'tools' / 'dataset_converters' / 'gen_keypoints308_info.py'
 
 
 def test_parsed_metainfo_matches_json():
@@ -48,9 +47,7 @@ def test_coco_wholebody_mapping():
 
 
 def test_generated_config_is_current_and_equivalent():
-    spec = importlib.util.spec_from_file_location('gen_keypoints308_info', GENERATOR)
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script('tools/dataset_converters/gen_keypoints308_info.py')
     for name, text in gen.render().items():
         assert (CONFIG_DIR / name).read_text() == text, 'stale: run tools/dataset_converters/gen_keypoints308_info.py'
     cfg = Config.fromfile(str(CONFIG_DIR / 'keypoints308.py'))

@@ -1,7 +1,6 @@
 """The demo models shipped in sapiens2/demo_models: each embeds its committed config, loads strictly into it, beats
 the untrained model and the best constant on a few fresh SynthHumans validation images, resolves as ``<task>-tiny``
 offline, and the evaluation-only command re-computes the results table from the shipped files."""
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,20 +10,14 @@ import pytest
 import torch
 from mmengine.registry import DefaultScope
 
+from tests.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / 'sapiens2' / 'demo_models'
 MAX_TOTAL_BYTES = 25e6
 
 
-def load_tool():
-    path = REPO / 'tools/misc/train_demo_models.py'
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = load_tool()
+tool = load_script('tools/misc/train_demo_models.py')
 # The tasks whose demo model ships; matting was not trained within the time budget (docs/demo_models.md) and has
 # no matting-tiny alias yet.
 TASK_NAMES = ['albedo', 'normal', 'pointmap', 'pose', 'seg']

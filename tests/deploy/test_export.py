@@ -16,6 +16,7 @@ from sapiens2.deploy.export import (
     rope_dtype,
     set_rope_dtype,
 )
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
@@ -78,11 +79,7 @@ def test_onnx_export_matches_fp32_rope_eager(model, tmp_path):
 
 
 def load_export_tool():
-    import importlib.util as util
-    spec = util.spec_from_file_location('export_tool', REPO / 'tools' / 'deploy' / 'export.py')
-    tool = util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
+    return load_script('tools/deploy/export.py', 'export_tool')
 
 
 def test_export_tool_prints_a_failed_parity_verdict(monkeypatch, tmp_path, capsys):

@@ -1,21 +1,18 @@
 """tools/analysis (FLOPs, benchmark) and tools/misc/print_config."""
-import importlib.util
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py')
 SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
 
 
-def load_tool(relpath):
-    spec = importlib.util.spec_from_file_location(Path(relpath).stem, REPO / relpath)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+load_tool = load_script
 
 
 def test_flops_count_params_exactly_and_scale_with_the_input_area():

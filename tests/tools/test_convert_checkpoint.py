@@ -1,7 +1,6 @@
 """tools/convert_checkpoint.py --to-transformers / --from-transformers (the file <-> file mode is tested in
 tests/engine/test_checkpoint.py)."""
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -16,19 +15,12 @@ import torch
 from sapiens2.engine.checkpoint import load_weights, save_weights
 from sapiens2.interop.transformers import build_model
 from tests.conftest import REPO_ROOT
+from tests.scripts import load_script
 
-TOOL = osp.join(REPO_ROOT, 'tools', 'convert_checkpoint.py')
 POSE = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
 
 
-def load_tool():
-    spec = importlib.util.spec_from_file_location('convert_checkpoint_tool', TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL_MAIN = load_tool().main
+TOOL_MAIN = load_script('tools/convert_checkpoint.py', 'convert_checkpoint_tool').main
 
 
 def run(*args):

@@ -1,6 +1,5 @@
 """tools/misc/demo.py: shipped-model discovery (missing files are named with the re-train command), the held-out and
 multi-person images, the metrics table, and the whole demo on stand-in models."""
-import importlib.util
 import json
 import subprocess
 import sys
@@ -9,20 +8,14 @@ from pathlib import Path
 import cv2
 import pytest
 
+from tests.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 POSE_CONFIG = 'configs/pose/sapiens2_tiny_pose_synthhumans-256x192.py'
 SEG_CONFIG = 'configs/seg/sapiens2_tiny_seg_synthhumans-256x192.py'
 
 
-def load_tool():
-    path = REPO / 'tools/misc/demo.py'
-    spec = importlib.util.spec_from_file_location('demo_tool', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-demo = load_tool()
+demo = load_script('tools/misc/demo.py', 'demo_tool')
 
 
 def card(task: str, config: str, headline: str = 'mIoU', target=('>=', 60.0)) -> dict:

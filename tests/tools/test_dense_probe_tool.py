@@ -1,5 +1,4 @@
 """tools/dense_probe.py probes a config's backbone from an exported checkpoint and writes the result."""
-import importlib.util
 import json
 import math
 import sys
@@ -10,16 +9,14 @@ import pytest
 from sapiens2.datasets.synthhumans import generate_synthhumans
 from sapiens2_pretrain import export_backbone
 from tests.projects.pretrain.conftest import build_tiny_pretrainer
+from tests.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location('dense_probe_tool', REPO / 'tools' / 'dense_probe.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script('tools/dense_probe.py', 'dense_probe_tool')
 
 
 @pytest.mark.parametrize('task', ['seg', 'depth'])

@@ -1,21 +1,18 @@
 """tools/dataset_converters/make_synthhumans.py: refuses a user's folder, --overwrite keeps the user's files."""
-import importlib.util
 import json
 import os
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 TINY = ['--num-train', '2', '--num-val', '1', '--size', '32', '24']
 
 
 def _tool():
-    path = REPO / 'tools' / 'dataset_converters' / 'make_synthhumans.py'
-    spec = importlib.util.spec_from_file_location('make_synthhumans', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script('tools/dataset_converters/make_synthhumans.py')
 
 
 def test_refuses_a_user_folder_then_overwrite_keeps_the_user_file(tmp_path, capsys):

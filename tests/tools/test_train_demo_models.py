@@ -1,6 +1,5 @@
 """tools/misc/train_demo_models.py: the demo configs fit the size budget, the constant baselines are optimal, and a
 written checkpoint carries its config and loads strictly."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -9,21 +8,15 @@ import pytest
 import torch
 from mmengine.registry import DefaultScope
 
+from tests.scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 # All demo checkpoints together must stay within ~25 MB as fp16.
 TOTAL_FP16_BYTES = 25e6
 TASK_FP16_BYTES = 4.2e6
 
 
-def load_tool():
-    path = REPO / 'tools/misc/train_demo_models.py'
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = load_tool()
+tool = load_script('tools/misc/train_demo_models.py')
 
 
 def build_model(task_name: str, device: str = 'meta'):
