@@ -88,14 +88,20 @@ def read_hub_config(checkpoint_file: str) -> Tuple[Optional[str], Optional[dict]
                                      f'readable JSON ({err}); download it again (delete it from the cache)') from err
 
 
+# Our dense-trunk constructor arguments -> the transformers ``head_config`` fields holding them.
+TRUNK_WIDTH_FIELDS = dict(upsample_channels='upsample_out_channels', conv_out_channels='conv_out_channels',
+                          conv_kernel_sizes='conv_kernel_sizes')
+
+
+def _trunk_widths(head_config: dict) -> dict:
+    return {ours: [int(v) for v in head_config[theirs]] for ours, theirs in TRUNK_WIDTH_FIELDS.items()}
+
+
 def trunk_widths(head: nn.Module) -> Optional[dict]:
     """The channel widths of a PixelShuffle dense-trunk head as its constructor arguments, or None for others."""
+    from sapiens2.interop.transformers_config import dense_trunk_head_config
     from sapiens2.models.heads import DenseTrunkHead
-    if not isinstance(head, DenseTrunkHead):
-        return None
-    convs = [m for m in head.conv_layers.modules() if isinstance(m, nn.Conv2d)]
-    return dict(upsample_channels=[block[0].out_channels // 4 for block in head.upsample_blocks],
-                conv_out_channels=[m.out_channels for m in convs], conv_kernel_sizes=[m.kernel_size[0] for m in convs])
+    return _trunk_widths(dense_trunk_head_config(head)) if isinstance(head, DenseTrunkHead) else None
 
 
 def hub_trunk_widths(config: dict) -> Optional[dict]:
@@ -103,11 +109,9 @@ def hub_trunk_widths(config: dict) -> Optional[dict]:
     head_config = config.get('head_config') if config.get('model_type') == 'sapiens2' else None
     if not isinstance(head_config, dict) or not head_config.get('use_pixel_shuffle'):
         return None
-    keys = dict(upsample_channels='upsample_out_channels', conv_out_channels='conv_out_channels',
-                conv_kernel_sizes='conv_kernel_sizes')
-    if any(key not in head_config for key in keys.values()):
+    if any(field not in head_config for field in TRUNK_WIDTH_FIELDS.values()):
         return None
-    return {ours: [int(v) for v in head_config[theirs]] for ours, theirs in keys.items()}
+    return _trunk_widths(head_config)
 
 
 def hub_head_widths(model: nn.Module, checkpoint_file: str) -> Tuple[Optional[str], dict]:

@@ -210,11 +210,16 @@ def _dense_trunk_fields(head: nn.Module, problems: List[str]) -> Tuple[dict, int
                         f'{MAX_DENSE_CONVS}')
     if not upsample:
         problems.append('no upsample block: transformers\' dense heads need at least one')
-    config = dict(upsample_out_channels=[m.out_channels // 4 for m in upsample],
-                  upsample_kernel_sizes=[m.kernel_size[0] for m in upsample], use_pixel_shuffle=True,
-                  conv_out_channels=[m.out_channels for m in convs],
-                  conv_kernel_sizes=[m.kernel_size[0] for m in convs])
-    return config, len(convs)
+    return dense_trunk_head_config(head), len(convs)
+
+
+def dense_trunk_head_config(head: nn.Module) -> dict:
+    """The transformers ``head_config`` of a PixelShuffle dense-trunk head's layers (channels and kernels)."""
+    upsample = [block[0] for block in head.upsample_blocks]
+    convs = _convs(head.conv_layers, nn.Conv2d)
+    return dict(upsample_out_channels=[m.out_channels // 4 for m in upsample],
+                upsample_kernel_sizes=[m.kernel_size[0] for m in upsample], use_pixel_shuffle=True,
+                conv_out_channels=[m.out_channels for m in convs], conv_kernel_sizes=[m.kernel_size[0] for m in convs])
 
 
 def dense_trunk_describer(predictor: str) -> Callable[[nn.Module, nn.Module], dict]:
