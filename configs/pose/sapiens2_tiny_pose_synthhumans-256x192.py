@@ -7,12 +7,12 @@ _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/synthhumans_cpu
 data_root = 'data/synthhumans_demo/'
 image_size = (256, 192)  # (H, W)
 
-# Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
-# 2 CPU cores (batch 8; see docs/demo_models.md). Pose gets the longest: at 200 iterations the body keypoints were
-# still worse than the constant baseline (body PCK@0.05 0.23 vs 0.29; face 0.66).
-max_iters = 500
-val_interval = max_iters
-warmup_iters = 20
+# Schedule sized so that `tools/misc/train_demo_models.py --jobs 2 --threads 1` trains all six demo models in
+# about 50 minutes on 2 CPU cores (two tasks at a time, one core each; batch 8; see docs/demo_models.md).
+# Earlier, at 500 iterations body PCK@0.05 was 0.30, barely above the constant baseline (0.29).
+max_iters = 2400
+val_interval = max_iters // 2  # one validation half-way shows whether it is still improving
+warmup_iters = 100
 train_cfg = dict(max_iters=max_iters, val_interval=val_interval)
 optim_wrapper = dict(_delete_=True, **_base_.cpu_optim_wrapper)
 param_scheduler = [

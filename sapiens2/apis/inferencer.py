@@ -1,6 +1,6 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from torch import nn
@@ -12,6 +12,7 @@ from sapiens2.registry import INFERENCE_TASKS
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
+from .ordered_worker import OrderedWorker
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -19,6 +20,7 @@ from .writer import ResultWriter
 Frame = Tuple[Source, int, np.ndarray]
 # Frames read ahead while the model runs, in batches.
 PREFETCH_BATCHES = 2
+WRITE_AHEAD_BATCHES = 2  # batches of results that may wait for the writer thread
 
 
 def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
@@ -136,24 +138,33 @@ class Sapiens2Inferencer:
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
         writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
+        # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
+        background = OrderedWorker(WRITE_AHEAD_BATCHES * self.batch_size) if writer else None
+        end_source = (lambda source: background.submit(writer.end_source, source)) if background else None
         total = sum(len(source) for source in sources)
         collected: List[dict] = []
-        with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
-            for batch in self._batches(sources, writer):
-                for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
-                    if writer is not None:
-                        writer.add(source, index, image, results)
-                    if return_results:
-                        collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
-                                              frame=index, **results))
-                bar.update(len(batch))
+        try:
+            with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
+                for batch in self._batches(sources, end_source):
+                    for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
+                        if background is not None:
+                            background.submit(writer.add, source, index, image, results)
+                        if return_results:
+                            collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
+                                                  frame=index, **results))
+                    bar.update(len(batch))
+        finally:
+            if background is not None:
+                background.close()
         if writer is not None:
             writer.close()
         return collected
 
-    def _batches(self, sources: List[Source], writer: Optional[ResultWriter]) -> Iterator[List[Frame]]:
+    def _batches(self, sources: List[Source],
+                 end_source: Optional[Callable[[Source], None]]) -> Iterator[List[Frame]]:
         """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
-        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead)."""
+        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called
+        after the last frame of each video."""
         batch: List[Frame] = []
         for source, index, image in prefetched(_frames_and_ends(sources), PREFETCH_BATCHES * self.batch_size):
             if index is not None:
@@ -165,8 +176,8 @@ class Sapiens2Inferencer:
                 if batch:
                     yield batch
                     batch = []
-                if writer is not None:
-                    writer.end_source(source)
+                if end_source is not None:
+                    end_source(source)
         if batch:
             yield batch
 

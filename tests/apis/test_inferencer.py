@@ -62,6 +62,23 @@ def test_user_boxes_and_files_written(inferencer, tmp_path):
     np.testing.assert_allclose(instance['keypoints'], results[0]['pose']['keypoints'][1], atol=0.01)
 
 
+
+def test_a_failed_write_in_the_writer_thread_is_raised_by_the_call(inferencer, tmp_path, monkeypatch):
+    seg = next(task for task in inferencer.tasks if task.name == 'seg')
+    drawn = []
+
+    def fail_on_second(image, result, results):
+        drawn.append(image.shape)
+        if len(drawn) == 2:
+            raise OSError('disk full while drawing the second frame')
+        return image
+
+    monkeypatch.setattr(seg, 'visualize', fail_on_second)
+    with pytest.raises(OSError, match='disk full'):
+        inferencer(images(5), out_dir=str(tmp_path / 'out'), show_progress=False)
+    assert len(drawn) == 2  # the frames after the failed one were not drawn
+    assert sorted(p.name for p in (tmp_path / 'out' / 'seg').glob('*.png')) == ['array_000000.png']
+
 def test_video_in_video_out(inferencer, tmp_path):
     clip = str(tmp_path / 'clip.mp4')
     writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (48, 64))

@@ -1,10 +1,11 @@
 """Re-train the small demo models from scratch on SynthHumans, one task at a time.
 
-Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N]
+Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
        [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
-2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured).
+2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured;
+   ``--jobs`` tasks at a time).
 3. Writes the last checkpoint as fp16 ``<out>/<config name>.safetensors``; its metadata (``meta``) holds the config
    file's text (``config``), the resolved config (``config_resolved``), the dataset meta and the model card.
 4. Evaluates the fp16 checkpoint, the untrained model (the config's init, its seed) and the baselines (``BASELINES``:
@@ -26,6 +27,7 @@ import resource
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -476,7 +478,7 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
         print(f'==> {name}: training {task.config}', flush=True)
         load = os.getloadavg()[0]
         wall, cpu = run_child([sys.executable, *train_cmd], osp.join(work_dir, 'train.log'), env)
-        print(f'    {wall:.0f} s wall, {cpu:.0f} s CPU', flush=True)
+        print(f'    {name}: trained in {wall:.0f} s wall, {cpu:.0f} s CPU', flush=True)
         card = dict(
             name=stem, task=name, config=task.config, model=model_summary(cfg), seed=cfg.randomness.seed,
             command=(f'OMP_NUM_THREADS={env["OMP_NUM_THREADS"]} ' if 'OMP_NUM_THREADS' in env else '') +
@@ -514,9 +516,9 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
         with open(card_path, 'w') as f:
             json.dump(card, f, indent=1)
-    print(f'    {task.headline}: trained {trained:.4g}, untrained {card["metrics"]["untrained"][task.headline]:.4g}, '
-          f'constant {card["metrics"]["constant"][task.headline]:.4g} (target {" ".join(map(str, task.target))})',
-          flush=True)
+    untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
+    print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
+          f'(target {" ".join(map(str, task.target))})', flush=True)
     return card
 
 
@@ -540,6 +542,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--out', default='work_dirs/demo_models', help='checkpoints, model cards and training runs')
     parser.add_argument('--data-root', default=DEFAULT_DATA_ROOT, help='where the SynthHumans set is rendered')
     parser.add_argument('--threads', type=int, default=None, help='OMP_NUM_THREADS of the children (default: unset)')
+    parser.add_argument('--jobs', type=int, default=1,
+                        help='tasks trained and evaluated at the same time (e.g. --jobs 2 --threads 1 on 2 cores)')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
     parser.add_argument('--shipped', action='store_true',
                         help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
@@ -574,8 +578,9 @@ def main() -> int:
     from sapiens2.datasets.synthhumans import ensure_synthhumans
     ensure_synthhumans(root=data_root, **data)
     data_s = time.time() - start
-    for name in args.tasks:
-        process_task(name, args, env, data_root, data_s, data)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:  # each task's steps are child processes
+        for future in [pool.submit(process_task, name, args, env, data_root, data_s, data) for name in args.tasks]:
+            future.result()
     # The table covers every task with a card in --out, so runs of a few --tasks each add up.
     cards = []
     for name in TASKS:

@@ -10,10 +10,10 @@ _base_ = ['./sapiens2_0.4b_matting_humans-1024x768.py', 'sapiens2::_base_/synthh
 
 data_root = 'data/synthhumans_demo'
 image_size = (256, 192)  # (H, W)
-# Schedule sized so that tools/misc/train_demo_models.py trains all six demo models in about an hour on
-# 2 CPU cores (batch 8; see docs/demo_models.md).
-max_iters = 300
-warmup_iters = 20
+# Schedule sized so that `tools/misc/train_demo_models.py --jobs 2 --threads 1` trains all six demo models in
+# about 50 minutes on 2 CPU cores (two tasks at a time, one core each; batch 8; see docs/demo_models.md).
+max_iters = 800
+warmup_iters = 100
 
 model = dict(
     use_checkpoint=False,
