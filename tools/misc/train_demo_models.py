@@ -1,4 +1,4 @@
-"""Re-train the small demo models from scratch on SynthHumans, one task at a time.
+"""Re-train the small demo models from scratch on SynthHumans, evaluate them and write their model cards.
 
 Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
        [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
