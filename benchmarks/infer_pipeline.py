@@ -29,12 +29,23 @@ MODELS = {  # name: (arch, embed dims, input (H, W))
 
 
 def write_config(directory: str, arch: str, embed_dims: int, size) -> str:
+    """The packaged nano seg config with the arch and the input size (model and test pipeline) overridden."""
     path = osp.join(directory, f'{arch}_seg_{size[0]}x{size[1]}.py')
     with open(path, 'w') as f:
         f.write(f"_base_ = [{BASE_CONFIG!r}]\n"
                 f"model = dict(data_preprocessor=dict(size={tuple(size)}), decode_head=dict(in_channels={embed_dims}),"
-                f" backbone=dict(arch={arch!r}, img_size={tuple(size)}, patch_size=16))\n")
+                f" backbone=dict(arch={arch!r}, img_size={tuple(size)}, patch_size=16))\n"
+                f"test_dataloader = dict(dataset=dict(pipeline=[dict(type='LoadImageFromFile'), dict(type='Resize', "
+                f"scale={(size[1], size[0])}, keep_ratio=False), dict(type='PackSegInputs')]))\n")
     return path
+
+
+def check_input_size(inferencer, size) -> None:
+    """Fail unless the inferencer's test pipeline resizes to the size the forward-only rate is measured at."""
+    from sapiens2.apis.pipeline import config_test_pipeline
+    scales = [t['scale'] for t in config_test_pipeline(inferencer.tasks[0].cfg) if t['type'] == 'Resize']
+    if scales != [(size[1], size[0])]:
+        raise RuntimeError(f'the test pipeline resizes to {scales} (W, H), not to the model input {size[::-1]}')
 
 
 def write_images(directory: str, count: int, seed: int = 0) -> str:
@@ -55,6 +66,7 @@ def measure(name: str, args: argparse.Namespace, directory: str, folder: str) ->
     arch, embed_dims, size = MODELS[name]
     config = write_config(directory, arch, embed_dims, size)
     inferencer = Sapiens2Inferencer(config, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+    check_input_size(inferencer, size)
     task = inferencer.tasks[0]
     x = torch.randn(args.batch_size, 3, *size, device=task.device)
     batches = -(-args.images // args.batch_size)

@@ -5,8 +5,9 @@
     python benchmarks/pretrain_probe.py --report                                 # table/plots from cached cells
 
 On SynthHumans at 128x96, the tiny backbone (patch 8) is pretrained for a fixed number of iterations with each
-objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer``, and for ``full_paper`` the paper's teacher
-temperatures instead of DINO's 0.04; everything else identical) on unlabeled RGB-only images, by ``tools/train.py``
+objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer``, for ``full_paper`` the paper's teacher
+temperatures instead of DINO's 0.04; the diagnostics ``full_long`` a 3x longer schedule and ``full_sharp`` a teacher
+temperature of 0.01; everything else identical) on unlabeled RGB-only images, by ``tools/train.py``
 with ``projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py``.
 The frozen teacher backbones, a random init and two references (raw pixels, ground-truth features) are then probed
 with one fixed decoder and fixed settings (``ProbeSettings`` below) on body-part segmentation (mIoU), normals (mean
@@ -23,6 +24,7 @@ import argparse
 import dataclasses
 import glob
 import json
+import math
 import os
 import os.path as osp
 import resource
@@ -42,17 +44,24 @@ VARIANTS = {
     'mae': dict(weights=dict(mae=1.0, dino=0.0, koleo=0.0), options=[]),
     'dino': dict(weights=dict(mae=0.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP),
     'full_paper': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=[]),
+    # Diagnostics of the flat self-distillation targets (seed 0): is the schedule too short (3x the iterations, same
+    # warm-up)? Is the teacher temperature too high for the small spread of the teacher logits between images?
+    'full_long': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP, schedule=3),
+    'full_sharp': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04),
+                       options=['model.dino_loss.warmup_teacher_temp=0.01', 'model.dino_loss.teacher_temp=0.01']),
 }
-BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'pixels', 'labels')
+BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'full_long', 'full_sharp', 'pixels', 'labels')
 NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo only',
              full='full (MAE + CLS + KoLeo)', full_paper='full, paper teacher temperature',
+             full_long='full, 3x schedule', full_sharp='full, teacher temperature 0.01',
              pixels='raw pixels (reference)', labels='ground-truth features (ceiling)',
              constant='best constant (floor)')
 TASKS = ('seg', 'normal', 'depth')
 TASK_HEAD = dict(seg='seg mIoU (%) ↑', normal='normal angle (°) ↓', depth='depth AbsRel ↓')
 MARK_START, MARK_END = '<!-- pretrain_probe table start -->', '<!-- pretrain_probe table end -->'
+SPREAD_MARKS = '<!-- teacher_spread table start -->', '<!-- teacher_spread table end -->'
 HEALTH_KEYS = ('loss', 'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', 'teacher_entropy', 'student_entropy',
-               'teacher_batch_entropy', 'used_prototypes', 'center_norm', 'lr', 'grad_norm')
+               'teacher_batch_entropy', 'used_prototypes', 'teacher_spread', 'center_norm', 'lr', 'grad_norm')
 
 
 @dataclass
@@ -79,7 +88,7 @@ SETTINGS = {
     'full': Setting('full', unlabeled=dict(num_train=4000, num_val=16, size=(128, 96), seed=1),
                     labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0),
                     iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
-                    probe=PROBE, variant_seeds=dict(full_paper=(0, ))),
+                    probe=PROBE, variant_seeds=dict(full_paper=(0, ), full_long=(0, ), full_sharp=(0, ))),
     'quick': Setting('quick', unlabeled=dict(num_train=128, num_val=4, size=(128, 96), seed=1),
                      labeled=dict(num_train=32, num_val=16, size=(128, 96), seed=0),
                      iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
@@ -172,17 +181,23 @@ def job_data(args) -> None:
                            wall_s=time.perf_counter() - start))
 
 
+def variant_iters(setting: Setting, variant: str) -> int:
+    """Pretraining iterations of a variant: the setting's, times the variant's ``schedule`` factor."""
+    return setting.iters * VARIANTS[variant].get('schedule', 1)
+
+
 def pretrain_command(args, variant: str, seed: int) -> list[str]:
     s = args.setting
     unlabeled, _ = data_roots(s)
     weights = VARIANTS[variant]['weights']
+    iters = variant_iters(s, variant)
     options = [f'model.loss_weights.{k}={v}' for k, v in weights.items()] + VARIANTS[variant]['options'] + [
-        f'randomness.seed={seed}', f'train_cfg.max_iters={s.iters}',
+        f'randomness.seed={seed}', f'train_cfg.max_iters={iters}',
         f'train_dataloader.dataset.data_root={osp.join(unlabeled, "train", "rgb")}',
         f'param_scheduler.0.end={s.warmup}', f'param_scheduler.1.begin={s.warmup}',
-        f'param_scheduler.1.T_max={s.iters - s.warmup}', f'param_scheduler.1.end={s.iters}',
-        f'model.dino_loss.warmup_iters={s.warmup}', f'default_hooks.checkpoint.interval={s.iters}',
-        'default_hooks.logger.interval=10' if s.iters >= 50 else 'default_hooks.logger.interval=2',
+        f'param_scheduler.1.T_max={iters - s.warmup}', f'param_scheduler.1.end={iters}',
+        f'model.dino_loss.warmup_iters={s.warmup}', f'default_hooks.checkpoint.interval={iters}',
+        'default_hooks.logger.interval=10' if iters >= 50 else 'default_hooks.logger.interval=2',
     ] + s.extra_options
     return [sys.executable, 'tools/train.py', CONFIG, '--work-dir', osp.join(args.work_dir, f'{variant}-s{seed}'),
             '--cfg-options', *options]
@@ -205,10 +220,11 @@ def job_pretrain(args, variant: str, seed: int) -> None:
     start, cpu = time.perf_counter(), _cpu_seconds()
     with open(osp.join(args.work_dir, f'{variant}-s{seed}.log'), 'w') as log:
         subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
-    checkpoint = osp.join(work_dir, f'iter_{s.iters}.pth')
+    checkpoint = osp.join(work_dir, f'iter_{variant_iters(s, variant)}.pth')
     export_backbone(checkpoint, backbone_file(args, variant, seed), source='teacher')
     _write_json(pretrain_json(args, variant, seed), dict(
-        variant=variant, seed=seed, loss_weights=VARIANTS[variant]['weights'], iters=s.iters, config=CONFIG,
+        variant=variant, seed=seed, loss_weights=VARIANTS[variant]['weights'], iters=variant_iters(s, variant),
+        config=CONFIG,
         command=' '.join(c.replace(ROOT + os.sep, '') for c in command[1:]),  # repository-relative paths
         cpu_s=_cpu_seconds() - cpu, wall_s=time.perf_counter() - start, log=_scalars(work_dir)))
 
@@ -475,21 +491,21 @@ def table(args, results: dict) -> str:
     return '\n'.join(lines)
 
 
-def update_docs(path: str, text: str) -> None:
+def update_docs(path: str, text: str, marks: tuple[str, str] = (MARK_START, MARK_END)) -> None:
+    """Replace the text between the two ``marks`` in the markdown file ``path``."""
+    start, end = marks
     with open(path) as f:
         doc = f.read()
-    if MARK_START not in doc or MARK_END not in doc:
-        raise ValueError(f'{path} lacks the markers {MARK_START} / {MARK_END} around the table to replace')
-    head, rest = doc.split(MARK_START, 1)
-    _, tail = rest.split(MARK_END, 1)
+    if start not in doc or end not in doc:
+        raise ValueError(f'{path} lacks the markers {start} / {end} around the table to replace')
+    head, rest = doc.split(start, 1)
+    _, tail = rest.split(end, 1)
     with open(path, 'w') as f:
-        f.write(f'{head}{MARK_START}\n{text}\n{MARK_END}{tail}')
+        f.write(f'{head}{start}\n{text}\n{end}{tail}')
 
 
 def plot_health(args, out: str) -> None:
     """Training-health curves of every pretraining run (variants by colour, seeds by line style)."""
-    import math
-
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -497,9 +513,10 @@ def plot_health(args, out: str) -> None:
               ('teacher_entropy', 'teacher entropy (nats)'), ('student_entropy', 'student entropy (nats)'),
               ('teacher_batch_entropy', 'entropy of the batch-mean teacher output'),
               ('used_prototypes', 'used prototypes (distinct arg-max / batch)'), ('center_norm', 'centre norm'),
-              ('loss_dino', 'weighted DINO loss')]
-    fig, axes = plt.subplots(2, 4, figsize=(16, 7))
-    colours = dict(mae='tab:blue', dino='tab:orange', full='tab:green', full_paper='tab:red')
+              ('loss_dino', 'weighted DINO loss'), ('teacher_spread', 'teacher logit spread between images')]
+    fig, axes = plt.subplots(3, 3, figsize=(14, 10))
+    colours = dict(mae='tab:blue', dino='tab:orange', full='tab:green', full_paper='tab:red', full_long='tab:purple',
+                   full_sharp='tab:brown')
     styles = ['-', '--', ':']
     log_k = math.log(_config().model.dino_head.num_prototypes)
     for path in sorted(glob.glob(osp.join(args.results, 'pretrain', '*.json'))):
@@ -541,7 +558,7 @@ def plot_reconstruction(args, out: str, num: int = 6) -> None:
     cfg = _config()
     rows = [images.flip(1).float()]
     for variant in ('mae', 'full'):
-        checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{args.setting.iters}.pth')
+        checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
         if not osp.isfile(checkpoint):
             continue
         with DefaultScope.overwrite_default_scope('sapiens2'):
@@ -558,12 +575,64 @@ def plot_reconstruction(args, out: str, num: int = 6) -> None:
     cv2.imwrite(out, picture, [cv2.IMWRITE_JPEG_QUALITY, 90])
 
 
+def _teacher_temperature(variant: str) -> float:
+    options = dict(o.split('=', 1) for o in VARIANTS[variant]['options'])
+    return float(options.get('model.dino_loss.teacher_temp', _config().model.dino_loss.teacher_temp))
+
+
+def teacher_spread(args, num: int = 64) -> str:
+    """Markdown table: how much the teacher's [CLS] feature, DINO bottleneck and prototype logits vary between
+    ``num`` held-out images, at initialisation and after each seed-0 pretraining run, next to the teacher
+    temperature (centring removes the image-independent part, so a logit spread far below the temperature means a
+    flat target)."""
+    import torch
+    from mmengine.registry import DefaultScope
+
+    from sapiens2.engine.checkpoint import load_model_weights
+    from sapiens2.registry import MODELS
+    from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
+    _, labeled = data_roots(args.setting)
+    images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num).float().flip(1)  # RGB
+    x = (images - torch.tensor(MEAN).view(1, 3, 1, 1)) / torch.tensor(STD).view(1, 3, 1, 1)
+    cfg = _config()
+    lines = ['| teacher | temperature | [CLS]: varying part / norm | bottleneck: mean distance to the mean | '
+             'logit spread | logit spread / temperature | target entropy / log K |', '|---|---|---|---|---|---|---|']
+    runs = [('at initialisation (seed 0)', None, 'full')] + [
+        (f'{NAMES[v]}, after {variant_iters(args.setting, v)} iterations', v, v if VARIANTS[v]['weights']['dino']
+         else 'full') for v in VARIANTS]  # MAE only trains no DINO head: shown at the contrastive runs' temperature
+    for name, variant, temp_of in runs:
+        torch.manual_seed(0)
+        with DefaultScope.overwrite_default_scope('sapiens2'):
+            model = MODELS.build(cfg.model)
+        if variant is None:
+            model.init_weights()
+        else:
+            checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
+            if not osp.isfile(checkpoint):
+                continue
+            load_model_weights(model, checkpoint, strict=True)
+        model.eval()
+        with torch.no_grad():
+            cls = model.teacher['backbone'](x)[0][:, 0]
+            z = torch.nn.functional.normalize(model.teacher['dino_head'].mlp(cls), dim=-1)
+            logits = model.teacher['dino_head'](cls)
+        temperature = _teacher_temperature(temp_of)
+        varying = ((cls - cls.mean(0)).norm(dim=-1) / cls.norm(dim=-1)).mean().item()
+        spread = logits.std(dim=0, unbiased=False).mean().item()
+        probs = torch.softmax((logits - logits.mean(0)) / temperature, dim=-1)
+        entropy = -(probs * probs.clamp_min(1e-12).log()).sum(-1).mean().item() / math.log(logits.shape[1])
+        lines.append(f'| {name} | {temperature:g} | {varying:.3f} | {(z - z.mean(0)).norm(dim=-1).mean().item():.3f} '
+                     f'| {spread:.4f} | {spread / temperature:.2f} | {entropy:.3f} |')
+    return '\n'.join(lines)
+
+
 def report(args) -> str:
     results = collect(args)
     text = table(args, results)
     print(text)
     if args.docs:
         update_docs(args.docs, text)
+        update_docs(args.docs, teacher_spread(args), SPREAD_MARKS)
         images = osp.join(osp.dirname(args.docs), 'images')
         os.makedirs(images, exist_ok=True)
         plot_health(args, osp.join(images, 'pretraining_health.png'))

@@ -12,7 +12,6 @@ from sapiens2.registry import INFERENCE_TASKS
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
-from .ordered_worker import OrderedWorker
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -137,25 +136,25 @@ class Sapiens2Inferencer:
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
-        writer = ResultWriter(out_dir, self.tasks, save_vis, save_pred) if out_dir else None
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
-        background = OrderedWorker(WRITE_AHEAD_BATCHES * self.batch_size) if writer else None
-        end_source = (lambda source: background.submit(writer.end_source, source)) if background else None
+        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size)
+                  if out_dir else None)
         total = sum(len(source) for source in sources)
         collected: List[dict] = []
         try:
             with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
-                for batch in self._batches(sources, end_source):
+                for batch in self._batches(sources, writer.end_source if writer else None):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
-                        if background is not None:
-                            background.submit(writer.add, source, index, image, results)
+                        if writer is not None:
+                            writer.add(source, index, image, results)
                         if return_results:
                             collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
                                                   frame=index, **results))
                     bar.update(len(batch))
-        finally:
-            if background is not None:
-                background.close()
+        except BaseException:
+            if writer is not None:
+                writer.stop()
+            raise
         if writer is not None:
             writer.close()
         return collected

@@ -2,12 +2,13 @@
 import os
 import os.path as osp
 from collections import defaultdict
-from typing import Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
 
 from .inputs import Source
+from .ordered_worker import OrderedWorker
 from .tasks.base import BaseInferenceTask
 
 
@@ -21,10 +22,14 @@ class ResultWriter:
 
     Two results are never written under the same name in one run: a second claim of a name raises ``ValueError``
     before anything is overwritten.
+
+    With ``write_ahead > 0``, :meth:`add` and :meth:`end_source` only queue their work (at most ``write_ahead`` frames)
+    for one background thread, which draws, encodes and writes in call order while the caller runs the model on the
+    next frames. An error in that thread is raised by the next call; the frames queued after it are not written.
     """
 
     def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
-                 save_pred: bool = True) -> None:
+                 save_pred: bool = True, write_ahead: int = 0) -> None:
         self.out_dir, self.tasks = out_dir, list(tasks)
         self.save_vis, self.save_pred = save_vis, save_pred
         self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
@@ -33,9 +38,19 @@ class ResultWriter:
         self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
         for task in self.tasks:
             os.makedirs(osp.join(out_dir, task.name), exist_ok=True)
+        self._worker: Optional[OrderedWorker] = OrderedWorker(write_ahead) if write_ahead > 0 else None
+
+    def _run(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._worker is None:
+            fn(*args)
+        else:
+            self._worker.submit(fn, *args)
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
+        self._run(self._write_frame, source, index, image, results)
+
+    def _write_frame(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         frame = source.frame_name(index)
         if source.kind == 'video':
             folder, stem = source.name, f'{osp.basename(source.name)}_{index:06d}'
@@ -88,16 +103,28 @@ class ResultWriter:
 
     def end_source(self, source: Source) -> None:
         """Finish a source's videos."""
+        self._run(self._finish_source, source)
+
+    def _finish_source(self, source: Source) -> None:
         for task in self.tasks:
             writer = self.videos.pop((task.name, source.name), None)
             if writer is not None:
                 writer.release()
 
+    def stop(self) -> None:
+        """Wait for the queued frames and release the videos (after an error: writes no group files)."""
+        worker, self._worker = self._worker, None
+        try:
+            if worker is not None:
+                worker.close()
+        finally:
+            for writer in self.videos.values():
+                writer.release()
+            self.videos.clear()
+
     def close(self) -> List[str]:
-        """Release videos, write group files; return every path written."""
-        for writer in self.videos.values():
-            writer.release()
-        self.videos.clear()
+        """Write the queued frames, release videos, write group files; return every path written."""
+        self.stop()
         by_name = {task.name: task for task in self.tasks}
         for (task_name, group), records in self.records.items():
             path = by_name[task_name].save_group(records, osp.join(self.out_dir, task_name), group)

@@ -1,4 +1,6 @@
 """ResultWriter: outputs follow the unique input names, mirror sub-folders, and never overwrite each other."""
+import os.path as osp
+
 import cv2
 import numpy as np
 import pytest
@@ -24,8 +26,8 @@ class MeanTask(BaseInferenceTask):
         return [path]
 
 
-def run(sources, out_dir):
-    writer = ResultWriter(str(out_dir), [MeanTask()])
+def run(sources, out_dir, write_ahead=0):
+    writer = ResultWriter(str(out_dir), [MeanTask()], write_ahead=write_ahead)
     for source in sources:
         for index, image in source.frames():
             writer.add(source, index, image, {'mean': dict(mean=image.reshape(-1, 3).mean(0))})
@@ -70,3 +72,31 @@ def test_a_name_claimed_twice_is_refused_before_writing(tmp_path):
     with pytest.raises(ValueError, match='would both write'):
         run(clash, tmp_path / 'out')
     assert np.load(tmp_path / 'out' / 'mean' / 'same_mean.npy')[0] == 1  # the first result was not overwritten
+
+
+def test_background_writing_gives_the_same_files_and_raises_a_failed_write(tmp_path):
+    for i in range(5):
+        cv2.imwrite(str(tmp_path / f'{i}.png'), np.full((6, 8, 3), 40 * i, np.uint8))
+    sources = collect_sources(str(tmp_path))
+    direct = run(sources, tmp_path / 'direct')
+    queued = run(sources, tmp_path / 'queued', write_ahead=2)
+    assert [osp.relpath(p, tmp_path / 'queued') for p in queued] == [
+        osp.relpath(p, tmp_path / 'direct') for p in direct]
+    for path in direct:
+        if path.endswith('.npy'):
+            assert np.array_equal(np.load(path), np.load(path.replace('direct', 'queued')))
+
+    class FailingTask(MeanTask):
+        def visualize(self, image, result, context=None):
+            if image[0, 0, 0] == 80:
+                raise OSError('disk full')
+            return image
+
+    writer = ResultWriter(str(tmp_path / 'failing'), [FailingTask()], write_ahead=1)
+    with pytest.raises(OSError, match='disk full'):
+        for source in sources:
+            for index, image in source.frames():
+                writer.add(source, index, image, {'mean': dict(mean=image.reshape(-1, 3).mean(0))})
+        writer.close()
+    drawn = sorted(p.name for p in (tmp_path / 'failing' / 'mean').glob('*.png'))
+    assert drawn == ['0.png', '1.png']  # frames queued after the failed one are not written

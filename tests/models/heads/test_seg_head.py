@@ -1,6 +1,7 @@
 """Sapiens2SegHead: official parameter layout, shapes, init and loss."""
 import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -12,6 +13,8 @@ import sapiens2.models.heads.seg_head  # noqa: F401  (registers the head)
 import sapiens2.models.losses.seg_cross_entropy_loss  # noqa: F401
 import sapiens2.models.losses.seg_dice_loss  # noqa: F401
 from tests import official_data
+
+NANO_SEG = str(Path(__file__).parents[3] / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
 
 EMBED_DIMS = {'0.4b': 1024, '0.8b': 1280, '1b': 1536, '5b': 2432}
 HEAD_PARAMS_M = {'0.4b': 11.15, '0.8b': 13.25, '1b': 15.35, '5b': 22.69}
@@ -79,3 +82,25 @@ def test_loss_reports_ce_dice_and_accuracy():
 def test_mismatched_channels_is_a_clear_error():
     with pytest.raises(ValueError, match='channels'):
         build_head(channels=64, conv_out_channels=(32, ))
+
+
+
+def test_predicted_logits_are_channels_last_and_give_the_same_labels():
+    """mmseg's post-processing resizes the logits to the original size and argmaxes over the classes; with the
+    head's channels-last logits the labels are those of the default layout."""
+    from sapiens2.apis.builder import init_model
+    torch.manual_seed(0)
+    model = init_model(NANO_SEG, device='cpu')
+    inputs = torch.randn(2, 3, 128, 96)
+    metas = [dict(img_shape=(128, 96), ori_shape=(301, 217)) for _ in range(2)]
+    with torch.no_grad():
+        logits = model.decode_head.predict(model.extract_feat(inputs), metas, test_cfg={})
+        reference = torch.nn.functional.interpolate(model.decode_head.forward(model.extract_feat(inputs)),
+                                                    size=(128, 96), mode='bilinear')
+        samples = model.predict(inputs, [SegDataSample(metainfo=m) for m in metas])
+    assert logits.is_contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(logits, reference, rtol=0, atol=1e-6)
+    for sample, row in zip(samples, reference):
+        upsampled = torch.nn.functional.interpolate(row[None], size=(301, 217), mode='bilinear')[0]
+        assert sample.pred_sem_seg.data.shape == (1, 301, 217)
+        assert (sample.pred_sem_seg.data[0] == upsampled.argmax(0)).float().mean().item() > 0.999  # ties may differ

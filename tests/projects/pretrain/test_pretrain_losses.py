@@ -90,8 +90,10 @@ def test_dino_health_monitors_by_hand():
     assert health['student_entropy'].item() == pytest.approx((_entropy(s0) + math.log(3)) / 2, rel=1e-5)
     assert health['used_prototypes'].item() == pytest.approx(2 / 2)  # arg-max 0 and 2: two of min(K=3, N=2)
     assert health['center_norm'].item() == pytest.approx(0.5)
+    assert health['teacher_spread'].item() == pytest.approx((0.5 + 0.0 + 0.5) / 3)  # per-logit std over 2 samples
     same = loss.health(student, [teacher[0], teacher[0]], iteration=10)
     assert same['used_prototypes'].item() == pytest.approx(1 / 2)  # one prototype for every sample: collapse
+    assert same['teacher_spread'].item() == 0  # the same output for every image: flat targets after centring
 
 
 def test_unpatchify_inverts_patchify():

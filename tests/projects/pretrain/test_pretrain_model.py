@@ -9,7 +9,8 @@ from sapiens2_pretrain.models import DINOHead, MAEDecoder
 from sapiens2_pretrain.models.mae_decoder import sincos_pos_embed_2d
 from sapiens2_pretrain.reconstruction import mae_reconstruction
 
-HEALTH = {'teacher_entropy', 'student_entropy', 'teacher_batch_entropy', 'used_prototypes', 'center_norm'}
+HEALTH = {'teacher_entropy', 'student_entropy', 'teacher_batch_entropy', 'used_prototypes', 'teacher_spread',
+          'center_norm'}
 
 
 def test_dino_head_is_weight_normalised_and_bounded():

@@ -84,4 +84,5 @@ custom_hooks = [dict(type='TeacherEMAHook', momentum=0.992)]
 default_hooks = dict(checkpoint=dict(interval=5000, max_keep_ckpts=3))
 visualizer = dict(type='Visualizer', vis_backends=[dict(type='LocalVisBackend')])
 # Training health (Sapiens2Pretrainer.loss): average the monitors over the logging window like the losses.
-log_processor = dict(mean_pattern=r'.*(loss|time|data_time|grad_norm|mae|koleo|entropy|prototypes|center_norm).*')
+log_processor = dict(
+    mean_pattern=r'.*(loss|time|data_time|grad_norm|mae|koleo|entropy|prototypes|spread|center_norm).*')

@@ -78,6 +78,9 @@ class DINOLoss(nn.Module):
           picks the same prototype;
         * ``used_prototypes``: distinct teacher arg-max prototypes divided by ``min(K, N)`` for the N global
           samples; ``1 / min(K, N)`` means one prototype for everything;
+        * ``teacher_spread``: std over the samples of each teacher logit, averaged over the prototypes: how much the
+          teacher's output depends on the image. Centring removes the rest, so a spread well below the teacher
+          temperature means flat targets, which teach the student nothing but a flat output (uniform collapse);
         * ``center_norm``: L2 norm of the centre.
         """
         teacher = torch.cat([self.teacher_probs(t, iteration) for t in teacher_global])
@@ -87,9 +90,11 @@ class DINOLoss(nn.Module):
             return -(p * p.clamp(min=1e-12).log()).sum(dim=-1)
 
         used = teacher.argmax(dim=-1).unique().numel() / min(teacher.shape[0], teacher.shape[1])
+        logits = torch.cat([t.float() for t in teacher_global])
+        spread = logits.std(dim=0, unbiased=False).mean() if logits.shape[0] > 1 else logits.new_zeros(())
         return dict(teacher_entropy=entropy(teacher).mean(), student_entropy=entropy(student).mean(),
                     teacher_batch_entropy=entropy(teacher.mean(dim=0)),
-                    used_prototypes=teacher.new_tensor(used), center_norm=self.center.norm())
+                    used_prototypes=teacher.new_tensor(used), teacher_spread=spread, center_norm=self.center.norm())
 
     @torch.no_grad()
     def update_center(self, teacher_logits: Tensor) -> None:
