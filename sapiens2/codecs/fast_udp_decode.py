@@ -33,6 +33,11 @@ def gaussian_kernel1d(kernel_size: int, dtype: torch.dtype = torch.float32, devi
     return (k / k.sum()).to(dtype=dtype, device=device)
 
 
+# Signed integers of the float widths: positive IEEE floats order like their bit patterns read as these.
+_SAME_WIDTH_INT = {torch.float32: torch.int32, torch.float16: torch.int16, torch.bfloat16: torch.int16,
+                   torch.float64: torch.int64}
+
+
 def heatmap_argmax(heatmaps: Tensor) -> Tuple[Tensor, Tensor]:
     """Integer (x, y) of each map's first maximum, -1 where the maximum is <= 0, and the maxima.
 
@@ -42,14 +47,21 @@ def heatmap_argmax(heatmaps: Tensor) -> Tuple[Tensor, Tensor]:
         locs (N, K, 2) float32 and vals (N, K).
     """
     N, K, H, W = heatmaps.shape
-    # Two-stage reduction (row maxima, then the first row holding the maximum, then its first column): the same
-    # first maximum as a flat argmax, for one fast pass over the data instead of torch's slow indexed max.
-    row_max = heatmaps.amax(dim=-1)
-    vals, y = row_max.max(dim=-1)
-    row = heatmaps.gather(2, y[..., None, None].expand(N, K, 1, W))[:, :, 0]
+    # The maximum is searched on the bits read as signed integers, which torch reduces about 1.4x faster than
+    # floats (no NaN handling). Positive floats keep their order and every positive float is above every negative
+    # one, so where a map's maximum is positive this finds the same first maximum; the other maps (no location in
+    # mmpose either) get their float maximum computed exactly. Two-stage (row maxima, the first row holding the
+    # maximum, then its first column): the flat argmax's first maximum in one pass over the data.
+    bits = heatmaps.view(_SAME_WIDTH_INT[heatmaps.dtype]) if heatmaps.dtype in _SAME_WIDTH_INT else heatmaps
+    vals_bits, y = bits.amax(dim=-1).max(dim=-1)
+    row = bits.gather(2, y[..., None, None].expand(N, K, 1, W))[:, :, 0]
     x = row.argmax(dim=-1)
+    vals = vals_bits.view(heatmaps.dtype) if bits is not heatmaps else vals_bits
     locs = torch.stack((x, y), dim=-1).to(torch.float32)
-    locs[vals <= 0] = -1
+    invalid = vals <= 0
+    if bool(invalid.any()):
+        vals = torch.where(invalid, heatmaps.flatten(2).amax(dim=-1), vals)
+        locs[invalid] = -1
     return locs, vals
 
 

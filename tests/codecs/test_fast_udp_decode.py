@@ -62,6 +62,18 @@ def test_argmax_takes_the_first_maximum_and_marks_nonpositive():
     assert vals[0].tolist() == [1.0, 0.5, -1.0]
 
 
+@pytest.mark.parametrize('dtype', [torch.float16, torch.bfloat16, torch.float64])
+def test_argmax_of_other_float_types_matches_float32(dtype):
+    """The search on the bits read as integers holds for every float width, signs mixed."""
+    rng = np.random.default_rng(7)
+    maps = torch.from_numpy(gaussians(2, 9, rng, noise=0.05) - rng.uniform(0, 1.2, (2, 9, 1, 1))).to(dtype)
+    maps[0, 0] = -0.0  # all negative zero: no location, maximum 0
+    locs, vals = heatmap_argmax(maps)
+    ref_locs, ref_vals = heatmap_argmax(maps.float())
+    assert torch.equal(locs, ref_locs) and (vals <= 0).any() and (vals > 0).any()
+    torch.testing.assert_close(vals.float(), ref_vals, rtol=0, atol=0)
+
+
 def test_peaks_on_the_border_match_mmpose():
     heatmaps = np.zeros((1, 4, 32, 24), np.float32)
     ys, xs = np.mgrid[0:32, 0:24]
