@@ -1,6 +1,7 @@
 """Does Sapiens2 pretraining give better dense features than random init, and the joint objective than MAE alone?
 
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --workers 2            # the full benchmark (docs table)
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --diagnostics          # + the two diagnostic variants
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --quick --workers 2    # smoke run, a few CPU-minutes
     python benchmarks/pretrain_probe.py --report                                 # table/plots from cached cells
 
@@ -50,6 +51,7 @@ VARIANTS = {
     'full_sharp': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04),
                        options=['model.dino_loss.warmup_teacher_temp=0.01', 'model.dino_loss.teacher_temp=0.01']),
 }
+DIAGNOSTICS = ('full_long', 'full_sharp')  # run with --diagnostics only (outside the benchmark's time budget)
 BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'full_long', 'full_sharp', 'pixels', 'labels')
 NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo only',
              full='full (MAE + CLS + KoLeo)', full_paper='full, paper teacher temperature',
@@ -107,6 +109,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         'work_dirs/pretrain_probe/<setting>)')
     parser.add_argument('--docs', default=None, help='markdown file whose table to update (default '
                         'docs/pretraining.md for the full setting, none for --quick)')
+    parser.add_argument('--diagnostics', action='store_true', help=f'also run the diagnostic variants {DIAGNOSTICS}')
     parser.add_argument('--report', action='store_true', help='only build the table and pictures from the cells')
     parser.add_argument('--job', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -315,9 +318,10 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
     followed by its probe; the scheduler starts the first job whose dependencies are done, so one worker pretrains
     while the other probes."""
     s = args.setting
-    core = [v for v in VARIANTS if v not in s.variant_seeds]
+    planned = [v for v in VARIANTS if args.diagnostics or v not in DIAGNOSTICS]
+    core = [v for v in planned if v not in s.variant_seeds]
     groups = [(seed, core, ['random'] + (list(REFERENCES) if seed in s.reference_seeds else [])) for seed in s.seeds]
-    groups += [(seed, [v], []) for v, seeds in s.variant_seeds.items() for seed in seeds]
+    groups += [(seed, [v], []) for v, seeds in s.variant_seeds.items() if v in planned for seed in seeds]
     jobs = [('data', [], osp.isfile(osp.join(args.results, 'data.json')))]
 
     def probe(backbone: str, seed: int) -> tuple[str, list[str], bool]:
@@ -394,11 +398,12 @@ def _stats(values: list[float]) -> tuple[float, float]:
 def collect(args) -> dict:
     """{(backbone, task, budget): [values over seeds]}, constants and CPU seconds from the cell files."""
     s = args.setting
-    values, constants, cpu = {}, {}, dict(data=0.0, pretrain=0.0, probe=0.0)
+    values, constants, cpu = {}, {}, dict(data=0.0, pretrain=0.0, probe=0.0, diagnostics=0.0)
     if osp.isfile(osp.join(args.results, 'data.json')):
         cpu['data'] = _read_json(osp.join(args.results, 'data.json'))['cpu_s']
     for path in glob.glob(osp.join(args.results, 'pretrain', '*.json')):
-        cpu['pretrain'] += _read_json(path)['cpu_s']
+        cell = _read_json(path)
+        cpu['diagnostics' if cell['variant'] in DIAGNOSTICS else 'pretrain'] += cell['cpu_s']
     for backbone in BACKBONES:
         for task in TASKS:
             for budget in s.budgets:
@@ -407,7 +412,7 @@ def collect(args) -> dict:
                 if cells:
                     values[backbone, task, budget] = [c['value'] for c in cells]
                     constants[task, budget] = cells[0]['constant_baseline']
-                    cpu['probe'] += sum(c['cpu_s'] for c in cells)
+                    cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += sum(c['cpu_s'] for c in cells)
     return dict(values=values, constants=constants, cpu=cpu)
 
 
@@ -484,10 +489,12 @@ def table(args, results: dict) -> str:
         lines.append(f'| {NAMES[full]} vs {NAMES[other]} | ' + ' | '.join(cells.get((t, b), '–') for t in TASKS
                                                                             for b in s.budgets) + ' |')
     cpu = results['cpu']
-    total = sum(cpu.values())
+    total = cpu['data'] + cpu['pretrain'] + cpu['probe']
+    extra = f' The diagnostics (`--diagnostics`) took {cpu["diagnostics"] / 60:.0f} CPU-minutes more.' if cpu[
+        'diagnostics'] else ''
     lines += ['', f'CPU time: {total / 60:.0f} CPU-minutes in all (data {cpu["data"] / 60:.1f}, pretraining '
               f'{cpu["pretrain"] / 60:.0f}, probes {cpu["probe"] / 60:.0f}), i.e. about {total / 120:.0f} minutes '
-              f'on 2 quiet cores.']
+              f'on 2 quiet cores.{extra}']
     return '\n'.join(lines)
 
 
@@ -533,8 +540,10 @@ def plot_health(args, out: str) -> None:
             ax.axhline(log_k, color='grey', lw=0.8, ls='--')
             ax.text(0, log_k, ' log K (uniform)', va='bottom', fontsize=8, color='grey')
     axes.flat[1].legend(fontsize=7)  # the KoLeo panel has every run
-    fig.suptitle('Sapiens2 tiny pretraining on SynthHumans 128x96: training health '
-                 '(mae = MAE only, dino = contrastive + KoLeo only, full = joint objective)')
+    fig.suptitle('Sapiens2 tiny pretraining on SynthHumans 128x96: training health (mae = MAE only, dino = '
+                 'contrastive + KoLeo only, full = joint objective;\nfull_paper: paper teacher temperature, full_long: '
+                 '3x schedule, full_sharp: teacher temperature 0.01; the spread panel has the runs logged after it '
+                 'was added)')
     fig.tight_layout()
     fig.savefig(out, dpi=80)
     plt.close(fig)
@@ -585,12 +594,16 @@ def teacher_spread(args, num: int = 64) -> str:
     ``num`` held-out images, at initialisation and after each seed-0 pretraining run, next to the teacher
     temperature (centring removes the image-independent part, so a logit spread far below the temperature means a
     flat target)."""
+    import logging
+
     import torch
+    from mmengine.logging import MMLogger
     from mmengine.registry import DefaultScope
 
     from sapiens2.engine.checkpoint import load_model_weights
     from sapiens2.registry import MODELS
     from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
+    MMLogger.get_instance('mmengine').setLevel(logging.WARNING)  # no per-parameter init report
     _, labeled = data_roots(args.setting)
     images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num).float().flip(1)  # RGB
     x = (images - torch.tensor(MEAN).view(1, 3, 1, 1)) / torch.tensor(STD).view(1, 3, 1, 1)
