@@ -549,34 +549,58 @@ def plot_health(args, out: str) -> None:
     plt.close(fig)
 
 
-def plot_reconstruction(args, out: str, num: int = 6) -> None:
-    """Held-out images, the masked student input and the MAE reconstructions of the seed-0 MAE-only and full runs."""
-    import cv2
-    import numpy as np
+def _val_images(args, num: int):
+    """``num`` held-out labeled-split images: (RGB float 0-255, normalised backbone input), both (num, 3, H, W)."""
+    import torch
+
+    from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
+    _, labeled = data_roots(args.setting)
+    images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num).float().flip(1)
+    return images, (images - torch.tensor(MEAN).view(1, 3, 1, 1)) / torch.tensor(STD).view(1, 3, 1, 1)
+
+
+def _seed0_model(args, cfg, variant):
+    """The pretrainer of ``cfg`` in eval mode: initialised with seed 0 (``variant`` None) or loaded from the variant's
+    seed-0 final checkpoint; None when that checkpoint does not exist."""
     import torch
     from mmengine.registry import DefaultScope
 
     from sapiens2.engine.checkpoint import load_model_weights
     from sapiens2.registry import MODELS
-    from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
-    from sapiens2_pretrain.reconstruction import mae_reconstruction
-    _, labeled = data_roots(args.setting)
-    images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num)
-    mean, std = torch.tensor(MEAN).view(1, 3, 1, 1), torch.tensor(STD).view(1, 3, 1, 1)
-    x = (images.float().flip(1) - mean) / std
-    cfg = _config()
-    rows = [images.flip(1).float()]
-    for variant in ('mae', 'full'):
+    checkpoint = None
+    if variant is not None:
         checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
         if not osp.isfile(checkpoint):
-            continue
-        with DefaultScope.overwrite_default_scope('sapiens2'):
-            model = MODELS.build(cfg.model)
+            return None
+    torch.manual_seed(0)
+    with DefaultScope.overwrite_default_scope('sapiens2'):
+        model = MODELS.build(cfg.model)
+    if checkpoint is None:
+        model.init_weights()
+    else:
         load_model_weights(model, checkpoint, strict=True)
-        model.eval()
+    return model.eval()
+
+
+def plot_reconstruction(args, out: str, num: int = 6) -> None:
+    """Held-out images, the masked student input and the MAE reconstructions of the seed-0 MAE-only and full runs."""
+    import cv2
+    import numpy as np
+    import torch
+
+    from sapiens2_pretrain.dense_probe import MEAN, STD
+    from sapiens2_pretrain.reconstruction import mae_reconstruction
+    images, x = _val_images(args, num)
+    mean, std = torch.tensor(MEAN).view(1, 3, 1, 1), torch.tensor(STD).view(1, 3, 1, 1)
+    cfg = _config()
+    rows = [images]
+    for variant in ('mae', 'full'):
+        model = _seed0_model(args, cfg, variant)
+        if model is None:
+            continue
         mask, recon = mae_reconstruction(model, x, torch.Generator().manual_seed(0))
         if len(rows) == 1:
-            rows.append(torch.where(mask, torch.full_like(x, 0.5 * 255), images.flip(1).float()))
+            rows.append(torch.where(mask, torch.full_like(x, 0.5 * 255), images))
         rows.append((recon * std + mean).clamp(0, 255))
     grid = torch.cat([torch.cat(list(r), dim=2) for r in rows], dim=1)  # (3, rows * H, num * W), RGB
     picture = grid.permute(1, 2, 0).numpy().astype(np.uint8)[..., ::-1]
@@ -584,9 +608,9 @@ def plot_reconstruction(args, out: str, num: int = 6) -> None:
     cv2.imwrite(out, picture, [cv2.IMWRITE_JPEG_QUALITY, 90])
 
 
-def _teacher_temperature(variant: str) -> float:
+def _teacher_temperature(cfg, variant: str) -> float:
     options = dict(o.split('=', 1) for o in VARIANTS[variant]['options'])
-    return float(options.get('model.dino_loss.teacher_temp', _config().model.dino_loss.teacher_temp))
+    return float(options.get('model.dino_loss.teacher_temp', cfg.model.dino_loss.teacher_temp))
 
 
 def teacher_spread(args, num: int = 64) -> str:
@@ -598,15 +622,8 @@ def teacher_spread(args, num: int = 64) -> str:
 
     import torch
     from mmengine.logging import MMLogger
-    from mmengine.registry import DefaultScope
-
-    from sapiens2.engine.checkpoint import load_model_weights
-    from sapiens2.registry import MODELS
-    from sapiens2_pretrain.dense_probe import MEAN, STD, load_images
     MMLogger.get_instance('mmengine').setLevel(logging.WARNING)  # no per-parameter init report
-    _, labeled = data_roots(args.setting)
-    images = load_images(labeled, 'val', tuple(args.setting.probe['size']), num).float().flip(1)  # RGB
-    x = (images - torch.tensor(MEAN).view(1, 3, 1, 1)) / torch.tensor(STD).view(1, 3, 1, 1)
+    _, x = _val_images(args, num)
     cfg = _config()
     lines = ['| teacher | temperature | [CLS]: varying part / norm | bottleneck: mean distance to the mean | '
              'logit spread | logit spread / temperature | target entropy / log K |', '|---|---|---|---|---|---|---|']
@@ -614,22 +631,14 @@ def teacher_spread(args, num: int = 64) -> str:
         (f'{NAMES[v]}, after {variant_iters(args.setting, v)} iterations', v, v if VARIANTS[v]['weights']['dino']
          else 'full') for v in VARIANTS]  # MAE only trains no DINO head: shown at the contrastive runs' temperature
     for name, variant, temp_of in runs:
-        torch.manual_seed(0)
-        with DefaultScope.overwrite_default_scope('sapiens2'):
-            model = MODELS.build(cfg.model)
-        if variant is None:
-            model.init_weights()
-        else:
-            checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
-            if not osp.isfile(checkpoint):
-                continue
-            load_model_weights(model, checkpoint, strict=True)
-        model.eval()
+        model = _seed0_model(args, cfg, variant)
+        if model is None:
+            continue
         with torch.no_grad():
             cls = model.teacher['backbone'](x)[0][:, 0]
             z = torch.nn.functional.normalize(model.teacher['dino_head'].mlp(cls), dim=-1)
             logits = model.teacher['dino_head'](cls)
-        temperature = _teacher_temperature(temp_of)
+        temperature = _teacher_temperature(cfg, temp_of)
         varying = ((cls - cls.mean(0)).norm(dim=-1) / cls.norm(dim=-1)).mean().item()
         spread = logits.std(dim=0, unbiased=False).mean().item()
         probs = torch.softmax((logits - logits.mean(0)) / temperature, dim=-1)

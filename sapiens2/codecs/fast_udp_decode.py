@@ -52,15 +52,15 @@ def heatmap_argmax(heatmaps: Tensor) -> Tuple[Tensor, Tensor]:
     # one, so where a map's maximum is positive this finds the same first maximum; the other maps (no location in
     # mmpose either) get their float maximum computed exactly. Two-stage (row maxima, the first row holding the
     # maximum, then its first column): the flat argmax's first maximum in one pass over the data.
-    bits = heatmaps.view(_SAME_WIDTH_INT[heatmaps.dtype]) if heatmaps.dtype in _SAME_WIDTH_INT else heatmaps
+    bits = heatmaps.view(_SAME_WIDTH_INT.get(heatmaps.dtype, heatmaps.dtype))
     vals_bits, y = bits.amax(dim=-1).max(dim=-1)
     row = bits.gather(2, y[..., None, None].expand(N, K, 1, W))[:, :, 0]
     x = row.argmax(dim=-1)
-    vals = vals_bits.view(heatmaps.dtype) if bits is not heatmaps else vals_bits
+    vals = vals_bits.view(heatmaps.dtype)
     locs = torch.stack((x, y), dim=-1).to(torch.float32)
     invalid = vals <= 0
-    if bool(invalid.any()):
-        vals = torch.where(invalid, heatmaps.flatten(2).amax(dim=-1), vals)
+    if bool(invalid.any()):  # only these maps are read again
+        vals[invalid] = heatmaps[invalid].flatten(1).amax(dim=-1)
         locs[invalid] = -1
     return locs, vals
 

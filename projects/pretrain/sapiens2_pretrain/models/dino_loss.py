@@ -91,10 +91,9 @@ class DINOLoss(nn.Module):
 
         used = teacher.argmax(dim=-1).unique().numel() / min(teacher.shape[0], teacher.shape[1])
         logits = torch.cat([t.float() for t in teacher_global])
-        spread = logits.std(dim=0, unbiased=False).mean() if logits.shape[0] > 1 else logits.new_zeros(())
         return dict(teacher_entropy=entropy(teacher).mean(), student_entropy=entropy(student).mean(),
-                    teacher_batch_entropy=entropy(teacher.mean(dim=0)),
-                    used_prototypes=teacher.new_tensor(used), teacher_spread=spread, center_norm=self.center.norm())
+                    teacher_batch_entropy=entropy(teacher.mean(dim=0)), used_prototypes=teacher.new_tensor(used),
+                    teacher_spread=logits.std(dim=0, unbiased=False).mean(), center_norm=self.center.norm())
 
     @torch.no_grad()
     def update_center(self, teacher_logits: Tensor) -> None:
