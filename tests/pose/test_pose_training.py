@@ -17,8 +17,7 @@ from sapiens2.datasets.pose import Keypoints308CocoDataset
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
-TRAIN_TIMEOUT_S = 900  # wall clock, generous for a loaded machine; the CPU time is asserted below
-TRAIN_CPU_LIMIT_S = 300
+TRAIN_TIMEOUT_S = 900  # wall clock, generous for a loaded machine; the time is printed, not asserted
 
 
 def data_options(root: str) -> list:
@@ -88,7 +87,6 @@ def test_tiny_pose_trains_on_synthhumans(synthhumans_root, tmp_path):
           f'body AP {trained["body/coco/AP"]:.3f} | untrained PCK {untrained["PCK"]:.3f} '
           f'AP {untrained["coco/AP"]:.3f} | constant PCK {constant:.3f} '
           f'| train+val {train_s:.0f} s wall, {train_cpu_s:.0f} s CPU')
-    assert train_cpu_s < TRAIN_CPU_LIMIT_S
     assert trained['PCK'] >= untrained['PCK'] + 0.3
     # Measured through tools/train.py with the patch-8 recipe: 0.45-0.49 vs the constant 0.37 (the patch-16 recipe
     # reached only 0.39-0.40); the margin leaves room for run-to-run noise.
