@@ -292,13 +292,18 @@ def job_probe(args, backbone: str, seed: int) -> None:
                 settings=dataclasses.asdict(settings), cpu_s=_cpu_seconds() - cpu + feature_cpu))
 
 
-def run_job(args, job: str) -> None:
+def _quiet_mmengine() -> None:
+    """Only MMEngine's warnings and errors: no per-iteration lines or per-parameter init reports."""
     import logging
 
-    import torch
     from mmengine.logging import MMLogger
-    torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', '1')))
     MMLogger.get_instance('mmengine').setLevel(logging.WARNING)
+
+
+def run_job(args, job: str) -> None:
+    import torch
+    torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', '1')))
+    _quiet_mmengine()
     kind, *rest = job.split(':')
     if kind == 'data':
         job_data(args)
@@ -618,11 +623,8 @@ def teacher_spread(args, num: int = 64) -> str:
     ``num`` held-out images, at initialisation and after each seed-0 pretraining run, next to the teacher
     temperature (centring removes the image-independent part, so a logit spread far below the temperature means a
     flat target)."""
-    import logging
-
     import torch
-    from mmengine.logging import MMLogger
-    MMLogger.get_instance('mmengine').setLevel(logging.WARNING)  # no per-parameter init report
+    _quiet_mmengine()
     _, x = _val_images(args, num)
     cfg = _config()
     lines = ['| teacher | temperature | [CLS]: varying part / norm | bottleneck: mean distance to the mean | '
