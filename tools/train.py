@@ -28,7 +28,7 @@ def main() -> None:
     cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher,
                                args.trust_checkpoint)
     with name_unresponsive_ranks():
-        build_runner(cfg).train()
+        build_runner(cfg, lock_work_dir=True).train()
 
 
 if __name__ == '__main__':

@@ -12,11 +12,15 @@ import io
 import os
 import shutil
 import socket
+import threading
 from pathlib import Path
 
 from mmengine.fileio import LocalBackend
 
 CHECKPOINT_SUFFIXES = ('.pth', '.safetensors')
+#: Held while a file is written: whoever must end the process mid-run takes it first, so no write is left half-done
+#: (:mod:`sapiens2.engine.dist.agent_watchdog`).
+WRITE_LOCK = threading.RLock()
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -32,24 +36,25 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     os.makedirs(folder, exist_ok=True)
     prefix = f'.{os.path.basename(path)}.{socket.gethostname()}.'
     _remove_dead_writers_files(folder, prefix)
-    tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp')
-    existed = os.path.exists(path)
-    try:
-        with open(tmp, 'wb') as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as err:
-        if err.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise OSError(err.errno, _disk_full_message(path, len(data), existed, err)) from err
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-    _fsync_dir(folder)
+    with WRITE_LOCK:
+        tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp')
+        existed = os.path.exists(path)
+        try:
+            with open(tmp, 'wb') as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError as err:
+            if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise OSError(err.errno, _disk_full_message(path, len(data), existed, err)) from err
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        _fsync_dir(folder)
 
 
 def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str:

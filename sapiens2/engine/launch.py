@@ -7,6 +7,7 @@ from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
+from sapiens2.engine.work_dir import check_work_dir, claim_work_dir
 from sapiens2.utils.config_check import check_config
 
 
@@ -53,6 +54,7 @@ def prepare_train_config(cfg: Config,
     if trust_checkpoint:
         cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
+    check_work_dir(cfg.work_dir)
     if amp:
         wrapper_type = cfg.optim_wrapper.get('type', 'OptimWrapper')
         if wrapper_type not in ('OptimWrapper', 'AmpOptimWrapper', 'Sapiens2AmpOptimWrapper'):
@@ -107,6 +109,7 @@ def prepare_test_config(cfg: Config,
     if trust_checkpoint:
         cfg.trust_checkpoint = True
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
+    check_work_dir(cfg.work_dir)
     cfg.load_from = checkpoint
     cfg.resume = False
     style = test_style(cfg)
@@ -160,13 +163,17 @@ def _enable_visualization(cfg: Config, style: str, show_dir: Optional[str], show
         hook['wait_time'] = wait_time
 
 
-def build_runner(cfg: Config) -> Runner:
+def build_runner(cfg: Config, lock_work_dir: bool = False) -> Runner:
     """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config, after applying its
-    ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md)."""
+    ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md). With
+    ``lock_work_dir`` (training), rank 0 first takes the work dir's lock, so that a second live run there fails
+    (:func:`sapiens2.engine.work_dir.claim_work_dir`)."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
     from sapiens2.engine.checkpoint import apply_config_checkpoint_policy
     from sapiens2.engine.dist import init_distributed
     apply_config_checkpoint_policy(cfg)
     cfg.setdefault('runner_type', 'Sapiens2Runner')
     init_distributed(cfg.get('launcher'), **cfg.get('env_cfg', {}).get('dist_cfg', {}))  # gloo without a GPU
+    if lock_work_dir:
+        claim_work_dir(cfg.work_dir)
     return RUNNERS.build(cfg)

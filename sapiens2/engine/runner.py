@@ -1,7 +1,7 @@
 """``Sapiens2Runner``: MMEngine's Runner with strict, format-agnostic checkpoint loading."""
 import re
 from collections import OrderedDict
-from typing import Callable, Union
+from typing import Callable, Optional, Union
 
 from mmengine.config import Config
 from mmengine.model import BaseTTAModel, is_model_wrapper
@@ -11,6 +11,7 @@ from mmengine.runner.checkpoint import _load_checkpoint
 
 from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+from .resume_checks import check_schedule_left, optimizer_mismatch_message, param_groups
 
 
 @RUNNERS.register_module()
@@ -26,10 +27,13 @@ class Sapiens2Runner(Runner):
 
     ``--resume`` without a path continues from the checkpoint :func:`~sapiens2.engine.checkpoint.
     find_resume_checkpoint` chooses (the newest complete one when the recorded one is truncated); a truncated
-    checkpoint given with ``--resume PATH`` raises an error naming it and the newest complete one.
+    checkpoint given with ``--resume PATH`` raises an error naming it and the newest complete one. Resuming from a
+    checkpoint already past the schedule's end (``max_iters``/``max_epochs``) or saved with another optimizer config
+    (other parameter groups) raises a ``ValueError`` naming the checkpoint and the fix.
     """
 
     load_strict: bool = True
+    _loaded_param_groups: Optional[list] = None  # of the checkpoint being resumed, to name an optimizer mismatch
 
     @classmethod
     def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
@@ -50,6 +54,7 @@ class Sapiens2Runner(Runner):
             model = model.module
         check_model_fits_hub_config(model, path)
         checkpoint = _load_checkpoint(path, map_location=map_location)
+        self._loaded_param_groups = param_groups(checkpoint.get('optimizer') if isinstance(checkpoint, dict) else None)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
         state_dict = extract_state_dict(checkpoint, str(filename))
         for pattern, replacement in revise_keys:
@@ -67,4 +72,13 @@ class Sapiens2Runner(Runner):
             fallback, _ = newest_complete_checkpoint(self.work_dir, exclude=str(filename))
             hint = f'; the newest complete checkpoint of the work dir is {fallback}' if fallback else ''
             raise ValueError(f'Cannot resume from {filename}: the file is truncated or damaged ({reason}){hint}.')
-        super().resume(filename, resume_optimizer, resume_param_scheduler, map_location)
+        try:
+            super().resume(filename, resume_optimizer, resume_param_scheduler, map_location)
+        except ValueError as err:  # torch: 'loaded state dict has a different number of parameter groups'...
+            if 'parameter group' not in str(err):
+                raise
+            raise ValueError(optimizer_mismatch_message(str(filename), self._loaded_param_groups,
+                                                        param_groups(self.optim_wrapper.state_dict()))) from err
+        finally:
+            self._loaded_param_groups = None
+        check_schedule_left(self, str(filename))

@@ -12,11 +12,14 @@ import sys
 from typing import Callable, Optional, Sequence, Tuple, Type
 
 from sapiens2.deploy.export import ExportParityError
-from sapiens2.engine.checkpoint import CheckpointMismatchError
+from sapiens2.engine.checkpoint import CheckpointMismatchError, UnsafeCheckpointError
+from sapiens2.engine.hooks.non_finite_loss_hook import NonFiniteTrainingError
 
-#: Exceptions whose message is the whole story for the user (files, values, names, config syntax, checkpoints).
+#: Exceptions whose message is the whole story for the user (files, values, names, config syntax, checkpoints,
+#: a diverging training run).
 USER_ERRORS: Tuple[Type[BaseException], ...] = (OSError, ValueError, KeyError, ImportError, SyntaxError,
-                                                CheckpointMismatchError, ExportParityError)
+                                                CheckpointMismatchError, ExportParityError, UnsafeCheckpointError,
+                                                NonFiniteTrainingError)
 
 
 def add_debug_argument(parser: argparse.ArgumentParser) -> None:

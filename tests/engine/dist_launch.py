@@ -1,5 +1,6 @@
 """Helpers for the engine tests that run tools/train.py, tools/test.py and the dist_*.sh launchers as subprocesses."""
 import os
+import runpy
 import socket
 import subprocess
 import sys
@@ -87,3 +88,12 @@ def weights(checkpoint: Path) -> dict:
 def max_abs_diff(a: dict, b: dict) -> float:
     assert a.keys() == b.keys()
     return max((a[k].float() - b[k].float()).abs().max().item() for k in a)
+
+
+def run_tool(monkeypatch, script: str, *args) -> int:
+    """Run ``tools/<script> args`` in this process, as from a shell (``SAPIENS2_DEBUG`` unset); its exit code."""
+    monkeypatch.setattr(sys, 'argv', [script, *map(str, args)])
+    monkeypatch.delenv('SAPIENS2_DEBUG', raising=False)
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(REPO / 'tools' / script), run_name='__main__')
+    return exit_.value.code

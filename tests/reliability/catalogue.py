@@ -860,6 +860,66 @@ def _(tmp):
     return two_nan_iterations, accurate
 
 
+# Training runs: work dir and --resume -----------------------------------------------------------------------------
+def _toy_runner(tmp: Path, name: str, body: str = '', **options):
+    """The runner tools/train.py builds for the toy config (plus ``body``) in ``tmp/name``, with ``--cfg-options``
+    ``options``."""
+    from tests.engine.dist_launch import build_toy_runner
+    config = tmp / f'{name}.py'
+    config.write_text(f"_base_ = ['{REPO / 'tests/engine/configs/dist_toy.py'}']\n{body}\n")
+    return build_toy_runner(tmp / name, config, experiment_name=f'catalogue_{tmp.name}_{name}', **options)
+
+
+def _toy_checkpoint(tmp: Path) -> Path:
+    """iter_3.pth of a 3-iteration toy run (layer-decay optimizer groups)."""
+    _toy_runner(tmp, 'first', **{'train_cfg.max_iters': 3}).train()
+    return tmp / 'first/iter_3.pth'
+
+
+def _no_new_checkpoint(folder: Path):
+    def verify(_):
+        assert not list(folder.glob('*.pth')), f'{folder} has checkpoints: something was trained'
+
+    return verify
+
+
+@case('train-work-dir-through-a-file', 'training', '--work-dir whose path passes through an existing file',
+      'names the file and says to choose another --work-dir (instead of [Errno 17] File exists)',
+      error=NotADirectoryError, match=r'--work-dir {tmp}/notes\.txt/run passes through the file {tmp}/notes\.txt, '
+      r'not a folder: choose another --work-dir')
+def _(tmp):
+    from sapiens2.engine.launch import load_config, prepare_train_config
+    (tmp / 'notes.txt').write_text('my notes')
+    cfg = load_config(_toy_config(tmp, ''))
+
+    def kept(_):
+        assert (tmp / 'notes.txt').read_text() == 'my notes', 'the file was changed'
+
+    return lambda: prepare_train_config(cfg, 'config.py', str(tmp / 'notes.txt/run')), kept
+
+
+@case('resume-past-max-iters', 'training', '--resume from a checkpoint of iteration 3 with max_iters = 2',
+      'names the checkpoint: already past train_cfg.max_iters, how to train longer (instead of exit 0, nothing '
+      'trained)', error=ValueError, match=r'Cannot resume from {tmp}/first/iter_3\.pth: it was saved at iteration 3, '
+      r'already past train_cfg\.max_iters = 2 .*raise train_cfg\.max_iters above 3')
+def _(tmp):
+    checkpoint = _toy_checkpoint(tmp)
+    resume = dict(resume=True, load_from=str(checkpoint), **{'train_cfg.max_iters': 2})
+    return lambda: _toy_runner(tmp, 'second', **resume).train(), _no_new_checkpoint(tmp / 'second')
+
+
+@case('resume-other-optimizer-config', 'training', '--resume from a checkpoint saved with other optimizer '
+      'parameter groups (layer decay, then one group)', 'names the checkpoint and what differs; --resume needs the '
+      'same optimizer config, load_from starts a new schedule from its weights', error=ValueError,
+      match=r'Cannot resume from {tmp}/first/iter_3\.pth: its optimizer state was saved with another optimizer '
+      r"config \(it has \d+ parameter groups, this config's optimizer 1\).*set load_from={tmp}/first/iter_3\.pth")
+def _(tmp):
+    checkpoint = _toy_checkpoint(tmp)
+    plain = "optim_wrapper = dict(_delete_=True, type='OptimWrapper', optimizer=dict(type='AdamW', lr=1e-2))"
+    resume = dict(resume=True, load_from=str(checkpoint))
+    return lambda: _toy_runner(tmp, 'second', plain, **resume).train(), _no_new_checkpoint(tmp / 'second')
+
+
 # ----------------------------------------------------------------------------------------- faults (other tests)
 #: Reliability tests outside this catalogue: (fault, expected outcome, test node id). The table lists them and a
 #: test checks that each still exists.
@@ -893,6 +953,22 @@ FAULT_TESTS: List[Tuple[str, str, str]] = [
      'tests/reliability/test_file_fuzz.py::test_fuzz_dense_samples'),
     ('random byte mutations of image files', 'loads, or a documented error naming the file',
      'tests/reliability/test_file_fuzz.py::test_fuzz_images'),
+    # training runs: work dir, one-line errors, the torchrun agent
+    ('a second tools/train.py run in the work dir of a live one',
+     'WorkDirInUseError naming the live run\'s pid, before anything is written there; once that run is killed '
+     '(SIGKILL), a new run starts (no stale lock)',
+     'tests/engine/test_work_dir_lock.py::test_a_second_run_fails_naming_the_live_one_and_a_killed_run_leaves_nothing_'
+     'stale'),
+    ('NaN losses in tools/train.py', 'one line `train.py: error: NonFiniteTrainingError: Iteration 1: ...` with the '
+     'remedy, no traceback', 'tests/reliability/test_cli_training_errors.py::test_a_non_finite_loss_stops_train_py_'
+     'with_one_line'),
+    ('a checkpoint holding pickled code in tools/test.py', 'one line `test.py: error: UnsafeCheckpointError: ...` '
+     'naming the file and --trust-checkpoint, no traceback',
+     'tests/reliability/test_cli_training_errors.py::test_an_unsafe_checkpoint_stops_test_py_with_one_line'),
+    ('the torchrun agent killed with SIGKILL during distributed training (gloo, 2 processes)',
+     'both ranks stop within 60 s, each with a line naming the agent and --resume; the checkpoints of the work dir '
+     'are complete', 'tests/engine/test_agent_death.py::test_killing_the_agent_stops_both_ranks_with_their_'
+     'checkpoints_complete'),
 ]
 
 

@@ -6,7 +6,8 @@ Once a process group exists, MMEngine's ``Runner.setup_env`` and strategies skip
 
 Every collective waits at most ``timeout`` seconds (``env_cfg.dist_cfg.timeout``, default
 :data:`DEFAULT_TIMEOUT_S`) for the other ranks, and each rank beats a heartbeat (:mod:`.heartbeat`) so that a rank
-that stops responding is named, in a warning and in the error.
+that stops responding is named, in a warning and in the error. A rank whose torchrun agent is gone stops
+(:mod:`.agent_watchdog`).
 """
 import datetime
 import os
@@ -16,6 +17,7 @@ import torch
 import torch.distributed as torch_dist
 from mmengine.dist import init_dist
 
+from .agent_watchdog import watch_agent
 from .heartbeat import start_heartbeat
 
 CPU_BACKEND = 'gloo'
@@ -34,11 +36,13 @@ def init_distributed(launcher: str | None, backend: str = 'nccl', **kwargs) -> N
 
     With a GPU this is ``mmengine.dist.init_dist(launcher, backend, **kwargs)``. Without one the backend becomes
     gloo, no device is selected, and ``timeout`` (seconds) is converted as MMEngine does. ``timeout`` defaults to
-    :data:`DEFAULT_TIMEOUT_S`; the rank's heartbeat starts once the group exists.
+    :data:`DEFAULT_TIMEOUT_S`; the rank's heartbeat starts once the group exists, the agent watchdog (under
+    torchrun) before.
     """
     if launcher in (None, 'none') or torch_dist.is_initialized():
         return
     timeout = kwargs.setdefault('timeout', DEFAULT_TIMEOUT_S)
+    watch_agent()  # from the rendezvous on
     if has_accelerator():
         init_dist(launcher, backend=backend, **kwargs)
         start_heartbeat(timeout)

@@ -11,15 +11,19 @@ from mmengine.registry import HOOKS
 ACTIONS = ('stop', 'skip')
 
 
+class NonFiniteTrainingError(FloatingPointError):
+    """Training stopped on a non-finite loss or gradient (the message names the iteration, the terms and the fix)."""
+
+
 @HOOKS.register_module()
 class NonFiniteLossHook(Hook):
     """Stops the run, or skips the update, at the first iteration whose loss or gradients are NaN/Inf.
 
     A pre-step hook on every optimizer drops the update (all gradients set to None) whenever a gradient is not
     finite, so the weights never become NaN. After the iteration the hook reports the iteration and the loss names
-    that are not finite, then raises ``FloatingPointError`` (``action='stop'``) or logs a warning and continues
-    (``action='skip'``, raising after ``max_consecutive_skips`` skipped iterations in a row). A checkpoint whose
-    weights are not finite is never written.
+    that are not finite, then raises :class:`NonFiniteTrainingError` (a ``FloatingPointError``; ``action='stop'``)
+    or logs a warning and continues (``action='skip'``, raising after ``max_consecutive_skips`` skipped iterations
+    in a row). A checkpoint whose weights are not finite is never written.
 
     Args:
         action: 'stop' or 'skip'.
@@ -65,10 +69,10 @@ class NonFiniteLossHook(Hook):
         hint = 'Lower the learning rate, enable clip_grad in optim_wrapper, or check the input data of this iteration'
         self._consecutive += 1
         if self.action == 'stop':
-            raise FloatingPointError(f"{message} Training stopped. {hint}, or use NonFiniteLossHook(action='skip') "
-                                     'to skip such iterations.')
+            raise NonFiniteTrainingError(f"{message} Training stopped. {hint}, or use "
+                                         "NonFiniteLossHook(action='skip') to skip such iterations.")
         if self._consecutive > self.max_consecutive_skips:
-            raise FloatingPointError(
+            raise NonFiniteTrainingError(
                 f'{message} Training stopped: {self._consecutive} iterations in a row were skipped '
                 f'(max_consecutive_skips={self.max_consecutive_skips}), so the run is diverging rather than meeting '
                 f'a few bad batches. {hint}; resume from the last checkpoint once fixed.')
@@ -78,8 +82,10 @@ class NonFiniteLossHook(Hook):
         bad = [k for k, v in checkpoint.get('state_dict', {}).items()
                if torch.is_tensor(v) and v.is_floating_point() and not bool(torch.isfinite(v).all())]
         if bad:
-            raise FloatingPointError(f'Refusing to save a checkpoint at iteration {runner.iter}: non-finite weights '
-                                     f'in {bad[:5]}{" ..." if len(bad) > 5 else ""}.')
+            raise NonFiniteTrainingError(
+                f'Refusing to save a checkpoint at iteration {runner.iter}: non-finite weights in {bad[:5]}'
+                f'{" ..." if len(bad) > 5 else ""}. Resume from the last checkpoint with a lower learning rate or '
+                'clip_grad in optim_wrapper.')
 
 
 def _finite(value) -> bool:
