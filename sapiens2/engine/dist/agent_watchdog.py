@@ -59,10 +59,13 @@ class AgentWatchdog:
                 self._exit()
 
     def _exit(self) -> None:
-        try:
-            print_log(agent_gone_message(self.agent_pid), logger='current', level=logging.ERROR)
-            sys.stderr.flush()
+        try:  # rank 0 logs to the console and the run's log file; MMEngine's other ranks log errors only
+            if os.environ.get('RANK', '0') == '0':
+                print_log(agent_gone_message(self.agent_pid), logger='current', level=logging.WARNING)
+            else:
+                print(agent_gone_message(self.agent_pid), file=sys.stderr)
             sys.stdout.flush()
+            sys.stderr.flush()
         except Exception:  # noqa: BLE001  (the agent's end of a pipe may be closed: stopping matters more)
             pass
         WRITE_LOCK.acquire(timeout=self.save_grace)  # held while a checkpoint is written: let it complete
