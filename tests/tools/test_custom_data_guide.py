@@ -59,6 +59,8 @@ def test_guide_commands_run(synthhumans_root, tmp_path):
     (tmp_path / 'data' / 'synthhumans').symlink_to(synthhumans_root)
     configs = guide_configs()
     assert sorted(configs) == ['my_parts.py', 'my_pose.py']
+    for text in configs.values():  # an own layout is at most 3 edits: metainfo, data folder, load_from
+        assert len(re.findall(r'^(?!_base_)\w+ = ', text, flags=re.M)) <= 3
     for name, text in configs.items():
         (tmp_path / name).write_text(text)
     # The guide names the last checkpoint of the configs' schedules; the short runs write iter_<ITERS>.pth.
