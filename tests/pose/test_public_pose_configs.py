@@ -48,7 +48,8 @@ def test_dataset_metric_and_vitpose_schedule(size, data):
         500, False, 'MultiStepLR', [170, 200], True)
     assert cfg.train_dataloader.batch_size * 8 == cfg.auto_scale_lr.base_batch_size == 512
     assert cfg.train_dataloader.sampler.type == 'DefaultSampler' and cfg.log_processor.by_epoch
-    assert cfg.default_hooks.checkpoint.by_epoch and cfg.default_hooks.checkpoint.save_best.endswith('/AP')
+    checkpoint = cfg.default_hooks.checkpoint
+    assert checkpoint.by_epoch and checkpoint.save_best == f'{data}/AP'  # the metric's prefix
 
 
 @pytest.mark.parametrize('data', PUBLIC)
