@@ -40,6 +40,7 @@ def guide_configs() -> dict:
 def adapt(command: list, checkpoints: dict) -> list:
     """The guide's command for the test: fewer images, fewer iterations, the checkpoint of the short run."""
     tool = command[1] if command[0] == 'python' else command[0]
+    tool = 'tools/infer.py' if tool == 'sapiens2-infer' else tool  # the same program
     args = command[2:] if command[0] == 'python' else command[1:]
     if tool.endswith('synthhumans_to_layout.py'):
         return [tool, *args, *SUBSET]
