@@ -9,13 +9,15 @@ from mmengine.runner import Runner
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.engine.work_dir import check_work_dir, claim_work_dir
 from sapiens2.utils.config_check import check_config
+from sapiens2.utils.custom_layout import apply_custom_layout
 
 
 def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) -> Config:
     """Reads a config (a file, a packaged ``sapiens2::pose/...`` name, or a ``Config``) and merges ``cfg_options``.
 
     Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
-    module is built.
+    module is built. A ``custom_metainfo`` layout is written into the datasets and the model here
+    (:func:`~sapiens2.utils.custom_layout.apply_custom_layout`).
     """
     if isinstance(config, Config):
         cfg = config
@@ -33,6 +35,7 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) 
             raise SyntaxError(f'config {where} is not valid Python: {err.msg}, line {err.lineno}') from err
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
+    apply_custom_layout(cfg)
     check_config(cfg)
     return cfg
 

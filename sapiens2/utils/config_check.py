@@ -50,7 +50,7 @@ def check_config(cfg: Config) -> None:
 #: Top-level keys read by sapiens2 besides the Runner's arguments, with the types they take.
 SAPIENS2_KEYS = {'runner_type': (str, type), 'custom_imports': (dict, ), 'load_strict': (bool, ),
                  'trust_checkpoint': (bool, ), 'allow_non_finite_weights': (bool, ), 'model_wrapper_cfg': (dict, ),
-                 'infer_task': (dict, )}
+                 'infer_task': (dict, ), 'custom_metainfo': (str, ), 'custom_data_root': (str, )}
 _KEY_TYPES = {'model': (dict, ), 'work_dir': (str, ), 'load_from': (str, ), 'resume': (bool, ), 'launcher': (str, ),
               'default_scope': (str, ), 'experiment_name': (str, ), 'log_level': (str, int), 'randomness': (dict, ),
               'param_scheduler': (dict, list), 'custom_hooks': (list, ), 'compile': (bool, dict)}

@@ -1,0 +1,17 @@
+# Sapiens2-0.4b, own body-part classes at 1024x768: the official 0.4b recipe of
+# sapiens2_0.4b_seg_bodypart29-1024x768.py (optimiser, layer decay, head, schedule, augmentation) on the data and
+# metainfo file of configs/_base_/datasets/custom_parts.py (data layout and the three settings there;
+# docs/custom_data.md). Your config:
+#   _base_ = ['sapiens2::seg/sapiens2_0.4b_seg_custom-1024x768.py']
+#   custom_metainfo = 'my_parts.py'
+#   custom_data_root = 'data/my_parts/'
+#   load_from = 'seg-0.4b'
+# Read by mmseg's own APIs (init_model, MMSegInferencer) a config inheriting `sapiens2::...` needs `import sapiens2`
+# first.
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/datasets/custom_parts.py']
+
+dataset_type = 'BaseSegDataset'
+model = dict(decode_head=dict(loss_decode=_base_.custom_parts_loss))
+train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_train, pipeline=_base_.train_pipeline))
+val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_val, pipeline=_base_.test_pipeline))
+test_dataloader = val_dataloader

@@ -1,0 +1,72 @@
+"""Own layouts in three edits: a config's ``custom_metainfo`` and ``custom_data_root`` fill in what they imply.
+
+MMEngine configs are evaluated once, so a child config that sets ``data_root`` does not reach the dataloaders its
+base built from it. The ``custom`` configs (``configs/_base_/datasets/custom_{keypoints,parts}.py``) therefore name
+the layout and the data folder in two top-level keys, and :func:`apply_custom_layout` (run by
+:func:`sapiens2.engine.launch.load_config`, so by training, testing, inference, export and conversion alike) writes
+them where they belong:
+
+* every ``{train,val,test}_dataloader.dataset``: ``data_root`` = ``custom_data_root``; ``metainfo`` = the file
+  (keypoints: ``dict(from_file=...)``, which mmpose reads; parts: the classes, palette and flip pairs read here);
+* keypoints: ``model.head.out_channels`` = the number of keypoints (mmpose's flip follows the file's ``swap``);
+* parts: ``model.decode_head.num_classes`` = the number of classes, ``swap_seg_labels`` of the training
+  ``RandomFlip`` and of ``tta_model`` = the file's ``flip_pairs`` (none when it has none), and the cross-entropy
+  ``class_weight`` = the file's ``class_weight`` (uniform when it has none).
+
+Configs without ``custom_metainfo`` are left as they are.
+"""
+from typing import Iterator
+
+from mmengine.config import Config, ConfigDict
+
+from sapiens2.metainfo.layout_file import find_layout_file, num_keypoints, read_parts_metainfo
+
+LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+
+
+def apply_custom_layout(cfg: Config) -> Config:
+    """Write ``cfg.custom_metainfo`` / ``cfg.custom_data_root`` into the datasets and the model (module docstring);
+    return ``cfg``."""
+    path = cfg.get('custom_metainfo')
+    if path is None:
+        return cfg
+    layout_file = find_layout_file(path, cfg.filename)
+    data_root = cfg.get('custom_data_root')
+    model = cfg.model.get('module', cfg.model)  # tools/test.py --tta wraps the model
+    if 'decode_head' in model:
+        meta = read_parts_metainfo(layout_file)
+        _apply_parts(cfg, model, meta)
+        dataset_meta = {k: meta[k] for k in ('classes', 'palette', 'flip_pairs') if k in meta}
+    else:
+        model.head.out_channels = num_keypoints(layout_file)
+        dataset_meta = dict(from_file=layout_file)
+    for dataset in _datasets(cfg):
+        dataset.metainfo = ConfigDict(dataset_meta)
+        if data_root is not None:
+            dataset.data_root = data_root
+    return cfg
+
+
+def _apply_parts(cfg: Config, model: ConfigDict, meta: dict) -> None:
+    model.decode_head.num_classes = len(meta['classes'])
+    pairs = meta['flip_pairs'] or None
+    for dataset in _datasets(cfg, ('train_dataloader', )):
+        for transform in dataset.get('pipeline', []):
+            if transform.get('type') == 'RandomFlip':
+                transform.swap_seg_labels = pairs
+    if 'tta_model' in cfg:
+        cfg.tta_model.swap_seg_labels = meta['flip_pairs']
+    losses = model.decode_head.get('loss_decode', [])
+    for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
+        if 'class_weight' in loss:
+            loss.class_weight = meta.get('class_weight')
+
+
+def _datasets(cfg: Config, loaders=LOADERS) -> Iterator[ConfigDict]:
+    """The datasets of the config's dataloaders (through dataset wrappers such as RepeatDataset)."""
+    for name in loaders:
+        dataset = (cfg.get(name) or {}).get('dataset')
+        while dataset is not None and 'dataset' in dataset:
+            dataset = dataset.dataset
+        if dataset is not None:
+            yield dataset
