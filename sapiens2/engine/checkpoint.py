@@ -337,8 +337,8 @@ def check_checkpoint_suffix(path: str) -> None:
     if suffix not in WRITABLE_SUFFIXES:
         close = difflib.get_close_matches(suffix.lower(), WRITABLE_SUFFIXES, n=1, cutoff=0.6)
         hint = f'; did you mean {osp.splitext(path)[0] + close[0]}?' if close else ''
-        raise ValueError(f'{path}: a checkpoint file name ends with {" or ".join(WRITABLE_SUFFIXES)} (safetensors, '
-                         f'or a torch file), not {suffix!r}{hint}')
+        raise ValueError(f'{path}: the suffix {suffix or "(none)"} does not say a checkpoint format; use .safetensors, '
+                         f'or .pth or .pt for a torch file{hint}')
 
 
 def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Optional[Mapping] = None) -> None:

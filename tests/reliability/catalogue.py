@@ -969,8 +969,8 @@ def _(tmp):
 
 @case('convert-dst-unknown-suffix', 'checkpoint conversion', 'a conversion to DST.txt (it became a torch zip)',
       'refused, listing the checkpoint suffixes; nothing is written', error=ValueError,
-      match=r"{tmp}/dst.txt: a checkpoint file name ends with .safetensors or .pth or .pt \(safetensors, or a torch "
-      r"file\), not '.txt'$")
+      match=r'^{tmp}/dst.txt: the suffix .txt does not say a checkpoint format; use .safetensors, or .pth or .pt for a '
+      r'torch file$')
 def _(tmp):
     import torch
 
@@ -985,7 +985,7 @@ def _(tmp):
 
 @case('convert-dst-safetensor-typo', 'checkpoint conversion', 'a conversion to DST.safetensor (typo; it became a '
       'torch zip)', 'refused, suggesting DST.safetensors', error=ValueError,
-      match=r"not '.safetensor'; did you mean {tmp}/dst.safetensors\?")
+      match=r'the suffix .safetensor does not say .*; did you mean {tmp}/dst.safetensors\?$')
 def _(tmp):
     import torch
 
