@@ -4,10 +4,11 @@
     python tools/convert_checkpoint.py CKPT --to-transformers OUT_DIR --config CFG [--backbone-only] [--compare]
     python tools/convert_checkpoint.py DST --from-transformers HF_DIR --config CFG [--backbone-only]
 
-Between files the format follows each file's suffix. The model weights are kept (tensors and dtypes copied
-bit-exact) with the checkpoint's meta (e.g. dataset_meta; a .safetensors file stores it as JSON metadata), not the
-training state. SRC (and CKPT) may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias
-(pose-1b), downloaded if needed.
+Between files the format follows each file's suffix (DST: .safetensors, or .pth/.pt for a torch file; an existing
+DST is replaced only with --overwrite). The model weights are kept (tensors and dtypes copied bit-exact) with the
+checkpoint's meta (e.g. dataset_meta; a .safetensors file stores it as JSON metadata), not the training state.
+SRC (and CKPT) may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias (pose-1b),
+downloaded if needed.
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
 
 --to-transformers writes config.json + model.safetensors + README.md for transformers' Sapiens2 classes
@@ -46,7 +47,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='skip loading the exported folder with transformers')
     parser.add_argument('--compare', action='store_true',
                         help='after exporting, run both models on a random image and print the max differences')
-    parser.add_argument('--overwrite', action='store_true', help='replace existing output files')
+    parser.add_argument('--overwrite', action='store_true', help='replace an existing DST (or output files)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     add_debug_argument(parser)
     parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
@@ -111,7 +112,7 @@ def main(argv=None) -> int:
     else:
         from sapiens2.engine.checkpoint import convert_checkpoint
         state_dict = convert_checkpoint(args.paths[0], args.paths[1], args.rename,
-                                        trust_checkpoint=args.trust_checkpoint or None)
+                                        trust_checkpoint=args.trust_checkpoint or None, overwrite=args.overwrite)
         print(f'Wrote {len(state_dict)} tensors to {args.paths[1]}')
     return 0
 

@@ -48,6 +48,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='replace files in --out that sapiens2 did not write there (outputs never replace inputs)')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
     add_debug_argument(parser)
     args = parser.parse_args(argv)
@@ -102,7 +104,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
-               show_progress=not args.quiet, return_results=False)
+               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite)
     for task in inferencer.tasks:
         print(f'{task.name}: results in {osp.join(args.out, task.name)}')
     return 0

@@ -115,7 +115,8 @@ class Sapiens2Inferencer:
                  bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
                  show_progress: bool = True,
                  return_results: bool = True,
-                 recursive: bool = False) -> List[dict]:
+                 recursive: bool = False,
+                 overwrite: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -127,8 +128,13 @@ class Sapiens2Inferencer:
             show_progress: Progress bar over frames (when there is more than one).
             return_results: Collect and return the results (disable for long videos).
             recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
+            overwrite: Replace files in ``out_dir`` that sapiens2 did not write there. Without it such a file is
+                refused before anything is written (``FileExistsError``); an output never replaces an input.
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
+        Raises:
+            InferenceInterrupted: On Ctrl-C (a ``KeyboardInterrupt``), after writing the outputs of the frames
+                already predicted, group files included.
         """
         sources = collect_sources(inputs, recursive)
         if bboxes:
@@ -137,20 +143,34 @@ class Sapiens2Inferencer:
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
-        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size)
-                  if out_dir else None)
+        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
+                               overwrite) if out_dir else None)
+        try:
+            if writer is not None:
+                writer.check_outputs(sources)
+        except BaseException:
+            writer.stop()
+            raise
         total = sum(len(source) for source in sources)
         collected: List[dict] = []
+        done = 0
         try:
             with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
                 for batch in self._batches(sources, writer.end_source if writer else None):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
                         if writer is not None:
                             writer.add(source, index, image, results)
+                        done += 1
                         if return_results:
                             collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
                                                   frame=index, **results))
                     bar.update(len(batch))
+        except KeyboardInterrupt:
+            if writer is None:
+                raise
+            writer.close()
+            raise InferenceInterrupted(f'interrupted after {done} of {total} {_unit(sources)}; their '
+                                       f'{writer.contents()} are written to {out_dir}') from None
         except BaseException:
             if writer is not None:
                 writer.stop()
@@ -191,6 +211,14 @@ class Sapiens2Inferencer:
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame
+
+
+class InferenceInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run that writes outputs; the message says how many frames were done and where they are."""
+
+
+def _unit(sources: List[Source]) -> str:
+    return 'images' if all(source.kind != 'video' for source in sources) else 'frames'
 
 
 def check_bbox_names(bboxes: Dict[str, Sequence], sources: List[Source]) -> None:

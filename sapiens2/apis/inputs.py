@@ -12,7 +12,10 @@ Every frame is an (H, W, 3) BGR uint8 array, as OpenCV (and so the configs' ``Lo
 
 Output names (:attr:`Source.name`) are unique within one call: a file's stem, or its path relative to the folder it
 came from (without extension); when two inputs would get the same name, the later one gets ``_2`` (``_3``...) and a
-warning says so. Files and folders whose name starts with ``.`` are skipped in folders.
+warning says so. Files and folders whose name starts with ``.`` are skipped in folders. A name (or group name) of
+more than 200 bytes is shortened to its beginning and a hash of the whole name
+(:func:`~sapiens2.utils.output_paths.fit_name`), with a warning, so that output file names stay within the file
+system's limit of 255 bytes.
 """
 import logging
 import os
@@ -24,6 +27,8 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 import cv2
 import numpy as np
 from PIL import Image, ImageOps, ImageSequence
+
+from sapiens2.utils.output_paths import fit_name
 
 IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.bmp', '.webp', '.tif', '.tiff')
 VIDEO_EXTENSIONS = ('.mp4', '.avi', '.mov', '.mkv', '.webm', '.m4v', '.gif')
@@ -178,6 +183,15 @@ def _without_extension(path: str) -> str:
     return osp.splitext(path)[0]
 
 
+def _output_name(name: str, path: str) -> str:
+    """``name`` (``/``-separated) with its last part shortened by :func:`fit_name` when too long, saying so."""
+    head, _, last = name.rpartition('/')
+    short = fit_name(last)
+    if short != last:
+        logger.warning('%s: its output name is shortened to %r (file names are limited to 255 bytes)', path, short)
+    return f'{head}/{short}' if head else short
+
+
 def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
     """Expand inputs into sources with unique names, in a stable order (folders sorted by file name).
 
@@ -212,7 +226,7 @@ def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
 def _file_source(path: str) -> Tuple[Source, str]:
     if not osp.exists(path):
         raise FileNotFoundError(f'input {path} does not exist')
-    name = _without_extension(osp.basename(path))
+    name = _output_name(_without_extension(osp.basename(path)), path)
     if _kind_of(path) == 'video':
         return Source('video', name, name, path=path), ''
     if _kind_of(path) == 'image':
@@ -222,12 +236,14 @@ def _file_source(path: str) -> Tuple[Source, str]:
 
 
 def _folder_sources(folder: str, recursive: bool) -> List[Source]:
-    group = osp.basename(osp.normpath(folder)) or 'images'
+    group = _output_name(osp.basename(osp.normpath(folder)), folder) or 'images'
     sources = []
     for relative in _folder_files(folder, recursive):
         path = osp.join(folder, relative)
         kind = _kind_of(path)
-        name = _without_extension(relative).replace(os.sep, '/')
+        if kind is None:
+            continue
+        name = _output_name(_without_extension(relative).replace(os.sep, '/'), path)
         if kind == 'image':
             sources.append(Source('image', name, group, path=path))
         elif kind == 'video':

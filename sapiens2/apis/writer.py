@@ -1,14 +1,18 @@
 """Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results, per-group files."""
 import os
 import os.path as osp
+import re
 from collections import defaultdict
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
 
+from sapiens2.utils.output_paths import make_folder
+
 from .inputs import Source
 from .ordered_worker import OrderedWorker
+from .output_guard import OutputGuard, guarding
 from .tasks.base import BaseInferenceTask
 
 
@@ -21,7 +25,9 @@ class ResultWriter:
     * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``.
 
     Two results are never written under the same name in one run: a second claim of a name raises ``ValueError``
-    before anything is overwritten.
+    before anything is overwritten. No output replaces an input, nor (unless ``overwrite``) a file that sapiens2 did
+    not write into ``out_dir`` (:class:`~sapiens2.apis.output_guard.OutputGuard`): :meth:`check_outputs` refuses
+    such a file before anything is written.
 
     With ``write_ahead > 0``, :meth:`add` and :meth:`end_source` only queue their work (at most ``write_ahead`` frames)
     for one background thread, which draws, encodes and writes in call order while the caller runs the model on the
@@ -29,15 +35,16 @@ class ResultWriter:
     """
 
     def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
-                 save_pred: bool = True, write_ahead: int = 0) -> None:
+                 save_pred: bool = True, write_ahead: int = 0, overwrite: bool = False) -> None:
         self.out_dir, self.tasks = out_dir, list(tasks)
         self.save_vis, self.save_pred = save_vis, save_pred
         self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
         self.records: Dict[Tuple[str, str], List[dict]] = defaultdict(list)
         self.written: List[str] = []
         self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
+        self.guard = OutputGuard(out_dir, overwrite=overwrite)
         for task in self.tasks:
-            os.makedirs(osp.join(out_dir, task.name), exist_ok=True)
+            make_folder(osp.join(out_dir, task.name), '--out')
         self._worker: Optional[OrderedWorker] = OrderedWorker(write_ahead) if write_ahead > 0 else None
 
     def _run(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -45,6 +52,35 @@ class ResultWriter:
             fn(*args)
         else:
             self._worker.submit(fn, *args)
+
+    def check_outputs(self, sources: Sequence[Source]) -> None:
+        """Refuse (``FileExistsError``, before anything is written) an output of ``sources`` that would replace one
+        of them or a file sapiens2 did not write; list the outputs in the output folder's manifest."""
+        for source in sources:
+            if source.path:
+                self.guard.add_input(source.path)
+        planned = list(self._planned_paths(sources))
+        for path in planned:
+            self.guard.check(path)
+        self.guard.record(planned)
+
+    def _planned_paths(self, sources: Sequence[Source]) -> Iterator[str]:
+        """The output paths of ``sources`` (of video frames' raw files: those that exist already)."""
+        for task in self.tasks:
+            task_dir = osp.join(self.out_dir, task.name)
+            raw_suffixes = task.raw_suffixes if self.save_pred else ()
+            for source in sources:
+                if source.kind == 'video':
+                    if self.save_vis:
+                        yield osp.join(task_dir, source.name + '.mp4')
+                    yield from _frame_files(osp.join(task_dir, source.name), osp.basename(source.name), raw_suffixes)
+                else:
+                    if self.save_vis:
+                        yield osp.join(task_dir, source.name + '.png')
+                    yield from (osp.join(task_dir, source.name + suffix) for suffix in raw_suffixes)
+            if self.save_pred:
+                for group in dict.fromkeys(source.group for source in sources):
+                    yield from (osp.join(task_dir, group + suffix) for suffix in task.group_suffixes)
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
@@ -63,7 +99,8 @@ class ResultWriter:
                 pred_dir = osp.join(task_dir, folder)
                 self._claim(osp.join(pred_dir, stem), frame)
                 os.makedirs(pred_dir, exist_ok=True)
-                self.written += task.save(image, result, pred_dir, stem, results)
+                with guarding(self.guard):
+                    self.written += task.save(image, result, pred_dir, stem, results)
             if self.save_vis:
                 self._add_picture(task, source, frame, task.visualize(image, result, results))
             if self.save_pred and _has_group_file(task):
@@ -111,8 +148,14 @@ class ResultWriter:
             if writer is not None:
                 writer.release()
 
+    def contents(self) -> str:
+        """What this writer writes, in words: ``'predictions and pictures'``, ``'predictions'``..."""
+        kinds = [what for what, on in (('predictions', self.save_pred), ('pictures', self.save_vis)) if on]
+        return ' and '.join(kinds) or 'outputs'
+
     def stop(self) -> None:
-        """Wait for the queued frames and release the videos (after an error: writes no group files)."""
+        """Wait for the queued frames, release the videos and list the files written in the manifest (after an
+        error: writes no group files)."""
         worker, self._worker = self._worker, None
         try:
             if worker is not None:
@@ -121,17 +164,29 @@ class ResultWriter:
             for writer in self.videos.values():
                 writer.release()
             self.videos.clear()
+            self.guard.record(self.written)
 
     def close(self) -> List[str]:
         """Write the queued frames, release videos, write group files; return every path written."""
         self.stop()
         by_name = {task.name: task for task in self.tasks}
         for (task_name, group), records in self.records.items():
-            path = by_name[task_name].save_group(records, osp.join(self.out_dir, task_name), group)
+            with guarding(self.guard):
+                path = by_name[task_name].save_group(records, osp.join(self.out_dir, task_name), group)
             if path:
                 self.written.append(path)
+        if self.records:
+            self.guard.record(self.written)
         self.records.clear()
         return self.written
+
+
+def _frame_files(folder: str, stem: str, suffixes: Sequence[str]) -> List[str]:
+    """The files of ``folder`` named ``<stem>_<6 digits><suffix>`` for one of ``suffixes``."""
+    if not suffixes or not osp.isdir(folder):
+        return []
+    pattern = re.compile(re.escape(stem) + r'_\d{6}(' + '|'.join(map(re.escape, suffixes)) + ')')
+    return [osp.join(folder, name) for name in sorted(os.listdir(folder)) if pattern.fullmatch(name)]
 
 
 def _has_raw_files(task: BaseInferenceTask) -> bool:

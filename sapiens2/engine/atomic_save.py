@@ -3,7 +3,8 @@
 Every checkpoint MMEngine writes (``Runner.save_checkpoint``, the strategies, ``CheckpointHook``) goes through
 ``get_file_backend(path).put(bytes, path)``. :mod:`sapiens2.adaptations` registers :class:`AtomicLocalBackend` as
 the backend for local paths: it writes to a temporary file in the same folder, fsyncs it, then ``os.replace``s it
-over the target, so the target is either the previous complete file or the new complete file.
+over the target, so the target is either the previous complete file or the new complete file. The new file gets
+the permissions ``open(path, 'w')`` would give it: those of the file it replaces, else 0o666 less the umask.
 """
 import contextlib
 import errno
@@ -12,6 +13,7 @@ import io
 import os
 import shutil
 import socket
+import stat
 import threading
 from pathlib import Path
 
@@ -33,12 +35,9 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """
     path = os.fspath(path)
     folder = os.path.dirname(path) or '.'
-    os.makedirs(folder, exist_ok=True)
-    prefix = f'.{os.path.basename(path)}.{socket.gethostname()}.'
-    _remove_dead_writers_files(folder, prefix)
+    existed = os.path.exists(path)
     with WRITE_LOCK:
-        tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp')
-        existed = os.path.exists(path)
+        tmp = create_temporary(path)
         try:
             with open(tmp, 'wb') as f:
                 f.write(data)
@@ -55,6 +54,23 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             if os.path.exists(tmp):
                 os.remove(tmp)
         _fsync_dir(folder)
+
+
+def create_temporary(path: str) -> str:
+    """Create the (empty) temporary file of an atomic write of ``path``, beside it, with the permissions
+    ``open(path, 'w')`` would give ``path``: those of the file it replaces, else 0o666 less the umask. Temporary files
+    of earlier writes whose process is gone are removed first."""
+    folder = os.path.dirname(path) or '.'
+    os.makedirs(folder, exist_ok=True)
+    prefix = f'.{os.path.basename(path)}.{socket.gethostname()}.'
+    _remove_dead_writers_files(folder, prefix)
+    tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp')
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(tmp)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the kernel applies the umask
+    with contextlib.suppress(OSError):
+        os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+    return tmp
 
 
 def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str:

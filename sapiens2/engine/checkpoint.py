@@ -17,13 +17,14 @@ wrappers or bare state dicts). The policy (docs/checkpoints.md):
   file, for this loader and MMEngine's ``CheckpointLoader`` alike.
 """
 import contextlib
+import difflib
 import json
 import logging
 import os
 import os.path as osp
 import pickle
 import re
-import tempfile
+import stat
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
@@ -33,6 +34,7 @@ import torch
 from mmengine.logging import MMLogger, print_log
 from torch import nn
 
+from .atomic_save import create_temporary
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
 
 StateDict = Dict[str, torch.Tensor]
@@ -40,6 +42,8 @@ MapLocation = Union[str, torch.device, Callable, None]
 _MAX_LISTED_KEYS = 20
 _MAX_LISTED_NON_FINITE = 10
 SAFETENSORS_META_KEY = 'meta'
+#: Suffixes of the checkpoint files :func:`save_weights` writes: safetensors, or a torch file.
+WRITABLE_SUFFIXES = ('.safetensors', '.pth', '.pt')
 TRUST_HINT = ('If you made this file or trust where it comes from, load it with trust_checkpoint=True (Python), '
               '--trust-checkpoint (tools/train.py, tools/test.py, tools/convert_checkpoint.py, sapiens2-infer, '
               'tools/deploy/export.py) or `trust_checkpoint = True` in the config: that runs the code the file '
@@ -326,15 +330,26 @@ def load_weights(path: str, map_location: MapLocation = 'cpu',
 
 
 # ------------------------------------------------------------------------------------------------------ writing
+def check_checkpoint_suffix(path: str) -> None:
+    """Raise a ValueError (one line, suggesting the nearest suffix) unless ``path`` ends with one of
+    :data:`WRITABLE_SUFFIXES`, the suffixes that say which format :func:`save_weights` writes."""
+    suffix = osp.splitext(path)[1]
+    if suffix not in WRITABLE_SUFFIXES:
+        close = difflib.get_close_matches(suffix.lower(), WRITABLE_SUFFIXES, n=1, cutoff=0.6)
+        hint = f'; did you mean {osp.splitext(path)[0] + close[0]}?' if close else ''
+        raise ValueError(f'{path}: the suffix {suffix or "(none)"} does not say a checkpoint format; use .safetensors, '
+                         f'or .pth or .pt for a torch file{hint}')
+
+
 def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Optional[Mapping] = None) -> None:
-    """Writes a state dict atomically: ``.safetensors`` by suffix (``meta`` as JSON metadata), otherwise a torch
-    file ``{'state_dict': ..., 'meta': ...}``. ``meta`` is e.g. ``{'dataset_meta': model.dataset_meta}``; numpy
-    arrays in it round-trip."""
+    """Writes a state dict atomically: ``.safetensors`` by suffix (``meta`` as JSON metadata), a torch file
+    ``{'state_dict': ..., 'meta': ...}`` for ``.pth``/``.pt``; another suffix is a ValueError. ``meta`` is e.g.
+    ``{'dataset_meta': model.dataset_meta}``; numpy arrays in it round-trip."""
     path = osp.expanduser(str(path))
+    check_checkpoint_suffix(path)
     meta = dict(meta or {})
-    os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=osp.dirname(osp.abspath(path)), suffix='.tmp')
-    os.close(fd)
+    tmp = create_temporary(osp.abspath(path))
+    mode = stat.S_IMODE(os.stat(tmp).st_mode)  # safetensors writes a new file of mode 0600: restored below
     try:
         if path.endswith('.safetensors'):
             from safetensors.torch import save_file
@@ -346,6 +361,7 @@ def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Option
             save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp, metadata=metadata)
         else:
             torch.save({'state_dict': OrderedDict(state_dict), 'meta': meta}, tmp)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     finally:
         if osp.exists(tmp):
@@ -518,13 +534,21 @@ def strict_load_checkpoint_for_sapiens2(upstream: Callable) -> Callable:
 
 
 def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = (),
-                       trust_checkpoint: Optional[bool] = None) -> StateDict:
+                       trust_checkpoint: Optional[bool] = None, overwrite: bool = False) -> StateDict:
     """Converts between .safetensors and torch (.pth) checkpoints, keeping the model weights and the ``meta``
     (e.g. ``dataset_meta``; entries a .safetensors file cannot carry are dropped with a warning).
 
     ``renames`` are (old prefix, new prefix) pairs applied to keys, e.g. ``('head.', 'decode_head.')`` to give a
     pose checkpoint trained with mmpose the official key layout. Tensors (and their dtypes) are kept bit-exact.
+    An existing ``dst`` is replaced only with ``overwrite``; its suffix says the format (:data:`WRITABLE_SUFFIXES`).
     """
+    check_checkpoint_suffix(dst)
+    if osp.isdir(dst):
+        raise IsADirectoryError(f'{dst} is a folder; give the converted checkpoint a file name (e.g. {dst}/model'
+                                '.safetensors)')
+    if osp.lexists(dst) and not overwrite:
+        raise FileExistsError(f'{dst} already exists; choose another destination, or pass --overwrite '
+                              '(overwrite=True) to replace it')
     checkpoint = read_checkpoint_file(src, 'cpu', trust_checkpoint)
     state_dict = extract_state_dict(checkpoint, src)
     meta = checkpoint.get('meta') if isinstance(checkpoint.get('meta'), Mapping) else {}

@@ -44,7 +44,8 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
     """Run ``main(argv)`` (``main()`` when ``argv`` is None) and return its exit code (None counts as 0).
 
     A :data:`USER_ERRORS` exception becomes one ``<prog>: error: <message>`` line on stderr and exit code 1,
-    unless ``--debug`` is among the arguments or ``SAPIENS2_DEBUG`` is set; Ctrl-C exits with 130.
+    unless ``--debug`` is among the arguments or ``SAPIENS2_DEBUG`` is set; Ctrl-C exits with 130 (printing the
+    interrupt's message, when it has one: what was done and kept).
     """
     args = sys.argv[1:] if argv is None else list(argv)
     prog = prog or osp.basename(sys.argv[0]) or 'sapiens2'
@@ -56,9 +57,9 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
             raise
         print(f'{prog}: error: {error_message(err)} (--debug shows the traceback)', file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         if debug:
             raise
-        print(f'{prog}: interrupted', file=sys.stderr)
+        print(f'{prog}: {err or "interrupted"}', file=sys.stderr)
         return 130
     return 0 if code is None else int(code)

@@ -59,3 +59,6 @@ def test_inferencer_runs_every_dense_project_task_and_writes_files(tmp_path):
     written = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob('*') if p.is_file()}
     assert any(n.endswith('.ply') for n in written) and any(n.endswith('_depth.npy') for n in written)
     assert sum(n.endswith('.png') for n in written) >= 3
+    for task in inferencer.tasks:  # the raw files are the ones each task declares (checked before a run writes)
+        raw = [n for n in written if n.startswith(task.name + '/') and not n.endswith('.png')]
+        assert raw and all(n.endswith(task.raw_suffixes) for n in raw), (task.name, raw)

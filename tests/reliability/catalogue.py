@@ -12,6 +12,7 @@ The cases only use what users use (datasets, transforms, ``load_config``, the ba
 """
 import argparse
 import errno
+import functools
 import io
 import json
 import os
@@ -920,6 +921,153 @@ def _(tmp):
     return lambda: _toy_runner(tmp, 'second', plain, **resume).train(), _no_new_checkpoint(tmp / 'second')
 
 
+# Inference outputs, checkpoint conversion and export (files are never replaced) --------------------------------
+NANO_SEG = REPO / 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
+
+
+@functools.lru_cache(maxsize=1)
+def _seg_inferencer():
+    """The nano seg config with random weights (built once)."""
+    import torch
+
+    from sapiens2.apis import Sapiens2Inferencer
+    torch.manual_seed(0)
+    return Sapiens2Inferencer(str(NANO_SEG), device='cpu', batch_size=2)
+
+
+def _photos(folder: Path, count: int = 2) -> List[Path]:
+    """``count`` small pictures ``p0.png``, ``p1.png``... in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f'p{i}.png' for i in range(count)]
+    for i, path in enumerate(paths):
+        cv2.imwrite(str(path), np.full((H, W, 3), 60 + 40 * i, np.uint8))
+    return paths
+
+
+def _infer(inputs: Path, out: Path, **kwargs) -> Trigger:
+    return lambda: _seg_inferencer()(str(inputs), out_dir=str(out), show_progress=False, **kwargs)
+
+
+@case('infer-out-replaces-input', 'inference outputs', '--out the parent of the input folder seg/ (the picture of '
+      'seg/p0.png is written to OUT/seg/p0.png)', 'refused before anything is written, naming the output and the '
+      'input, even with --overwrite; the inputs are intact', error=FileExistsError,
+      match=r'the output {tmp}/seg/p0.png is the input {tmp}/seg/p0.png: writing it would replace the input; choose '
+      r'an --out outside the input folders')
+def _(tmp):
+    photos = _photos(tmp / 'seg')
+    before = [p.read_bytes() for p in photos]
+
+    def intact(_):
+        assert [p.read_bytes() for p in photos] == before, 'an input was replaced'
+        assert not list((tmp / 'seg').glob('*_seg.npy')), 'outputs were written before the refusal'
+
+    return _infer(tmp / 'seg', tmp, overwrite=True), intact
+
+
+@case('infer-output-exists', 'inference outputs', "a user's file in --out under an output name (OUT/seg/p1.png)",
+      'refused before anything is written, naming the file and --overwrite; the file is intact',
+      error=FileExistsError, match=r'{tmp}/out/seg/p1.png already exists and was not written by sapiens2 \(it is not '
+      r'listed in {tmp}/out/.sapiens2_outputs.json\); move it, choose another --out, or pass --overwrite')
+def _(tmp):
+    _photos(tmp / 'in')
+    mine = tmp / 'out/seg/p1.png'
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(b'my picture')
+
+    def intact(_):
+        assert mine.read_bytes() == b'my picture', "the user's file was replaced"
+        assert not (tmp / 'out/seg/p0.png').exists(), 'outputs were written before the refusal'
+
+    return _infer(tmp / 'in', tmp / 'out'), intact
+
+
+@case('infer-run-again', 'inference outputs', 'the same inference run again into its own --out',
+      'the files the first run wrote (listed in OUT/.sapiens2_outputs.json) are replaced, without --overwrite')
+def _(tmp):
+    _photos(tmp / 'in')
+    _infer(tmp / 'in', tmp / 'out')()
+    (tmp / 'out/seg/p0_seg.npy').write_bytes(b'stale')
+
+    def replaced(_):
+        assert np.load(tmp / 'out/seg/p0_seg.npy').shape == (H, W), 'the earlier output was not replaced'
+
+    return _infer(tmp / 'in', tmp / 'out'), replaced
+
+
+@case('infer-name-too-long', 'inference outputs', 'an input named with 251 bytes (NAME_seg.npy would pass the '
+      "file system's 255-byte limit: [Errno 36] File name too long)", "its outputs are named by the name's first "
+      '189 bytes, _ and a 10-digit hash of the whole name, with a warning')
+def _(tmp):
+    folder = tmp / 'in'
+    folder.mkdir()
+    long_name = 'é' * 60 + 'x' * 131  # 251 bytes in UTF-8
+    cv2.imencode('.png', np.zeros((H, W, 3), np.uint8))[1].tofile(str(folder / f'{long_name}.png'))
+
+    def shortened(_):
+        names = sorted(p.name for p in (tmp / 'out/seg').iterdir())
+        assert len(names) == 2 and all(len(n.encode()) <= 255 for n in names), names
+        assert names[0].startswith('é' * 60 + 'x' * 60) and re.fullmatch(r'.*x_[0-9a-f]{10}\.png', names[0]), names
+
+    return _infer(folder, tmp / 'out'), shortened
+
+
+@case('convert-dst-exists', 'checkpoint conversion', 'tools/convert_checkpoint.py SRC DST with an existing DST',
+      'refused, naming DST and --overwrite; DST is intact', error=FileExistsError,
+      match=r'{tmp}/dst.safetensors already exists; choose another destination, or pass --overwrite')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine.checkpoint import convert_checkpoint, save_weights
+    save_weights({'w': torch.ones(2)}, str(tmp / 'src.pth'))
+    (tmp / 'dst.safetensors').write_bytes(b'mine')
+
+    def intact(_):
+        assert (tmp / 'dst.safetensors').read_bytes() == b'mine', 'DST was replaced'
+
+    return lambda: convert_checkpoint(str(tmp / 'src.pth'), str(tmp / 'dst.safetensors')), intact
+
+
+@case('convert-dst-unknown-suffix', 'checkpoint conversion', 'a conversion to DST.txt (it became a torch zip)',
+      'refused, listing the checkpoint suffixes; nothing is written', error=ValueError,
+      match=r'^{tmp}/dst.txt: the suffix .txt does not say a checkpoint format; use .safetensors, or .pth or .pt for a '
+      r'torch file$')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine.checkpoint import convert_checkpoint, save_weights
+    save_weights({'w': torch.ones(2)}, str(tmp / 'src.pth'))
+
+    def nothing_written(_):
+        assert sorted(p.name for p in tmp.iterdir()) == ['src.pth'], 'a file was written'
+
+    return lambda: convert_checkpoint(str(tmp / 'src.pth'), str(tmp / 'dst.txt')), nothing_written
+
+
+@case('convert-dst-safetensor-typo', 'checkpoint conversion', 'a conversion to DST.safetensor (typo; it became a '
+      'torch zip)', 'refused, suggesting DST.safetensors', error=ValueError,
+      match=r'the suffix .safetensor does not say .*; did you mean {tmp}/dst.safetensors\?$')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine.checkpoint import convert_checkpoint, save_weights
+    save_weights({'w': torch.ones(2)}, str(tmp / 'src.pth'))
+    return lambda: convert_checkpoint(str(tmp / 'src.pth'), str(tmp / 'dst.safetensor'))
+
+
+@case('export-out-through-a-file', 'export', 'tools/deploy/export.py --out f/seg where f is a file ([Errno 17] File '
+      'exists)', 'names the file in the way and --out', error=NotADirectoryError,
+      match=r'^--out: {tmp}/f is a file, not a folder; choose another --out or move that file$')
+def _(tmp):
+    from tests.scripts import load_script
+    (tmp / 'f').write_text('a file')
+    tool = load_script('tools/deploy/export.py', 'export_tool')
+
+    def export():
+        with mock.patch.object(sys, 'argv', ['export.py', str(NANO_SEG), '--out', str(tmp / 'f' / 'seg')]):
+            return tool.main()
+
+    return export
+
 # ----------------------------------------------------------------------------------------- faults (other tests)
 #: Reliability tests outside this catalogue: (fault, expected outcome, test node id). The table lists them and a
 #: test checks that each still exists.
@@ -969,6 +1117,23 @@ FAULT_TESTS: List[Tuple[str, str, str]] = [
      'both ranks stop within 60 s, each with a line naming the agent and --resume; the checkpoints of the work dir '
      'are complete', 'tests/engine/test_agent_death.py::test_killing_the_agent_stops_both_ranks_with_their_'
      'checkpoints_complete'),
+    ('sapiens2-infer --out the parent of an input folder, with --overwrite',
+     'one error line naming the output and the input; nothing written, the inputs intact',
+     'tests/reliability/test_output_safety.py::test_cli_refuses_an_out_that_replaces_an_input_even_with_overwrite'),
+    ("sapiens2-infer into an --out holding a user's file under an output name",
+     'one error line naming it and --overwrite; with --overwrite it is replaced, and a second run needs no option',
+     'tests/reliability/test_output_safety.py::test_cli_replaces_a_users_file_only_with_overwrite'),
+    ('Ctrl-C after 3 of 6 images (sapiens2-infer)', "exit code 130 and one line saying so and where; the pose "
+     'predictions JSON holds the 3 finished images',
+     'tests/reliability/test_output_safety.py::test_ctrl_c_keeps_the_predictions_of_the_finished_images'),
+    ("tools/test.py --out DIR holding a user's file under a prediction's name", 'FileExistsError naming it; the '
+     'file is intact',
+     'tests/reliability/test_output_safety.py::test_test_hook_refuses_to_replace_a_file_it_did_not_write'),
+    ("make demo with a user's metrics.md in --work-dir", 'one error line naming it and --overwrite',
+     'tests/reliability/test_output_safety.py::test_demo_refuses_a_work_dir_file_it_did_not_write'),
+    ('a checkpoint or file saved atomically under umask 022 or 077, or over a file of mode 0640',
+     'the mode open() gives: 0o666 less the umask, or the replaced file\'s mode (no longer always 0600)',
+     'tests/reliability/test_output_safety.py::test_saved_checkpoints_get_the_permissions_open_gives'),
 ]
 
 

@@ -7,18 +7,20 @@ CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
 
 Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures). Fails
 with a non-zero exit code when an export does not match the eager model within tolerance (docs/inference.md).
+Existing files are replaced only when an earlier export wrote them there, or with --overwrite.
 """
 import argparse
 import importlib.util
 import json
-import os
 import os.path as osp
 import sys
 
+from sapiens2.apis.output_guard import OutputGuard
 from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export, export_model
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.output_paths import make_folder
 
 
 def parse_args() -> argparse.Namespace:
@@ -33,6 +35,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
+    parser.add_argument('--overwrite', action='store_true',
+                        help='replace existing PREFIX.* files that an earlier export did not write')
     parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
     parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
     parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
@@ -50,7 +54,12 @@ def main() -> int:
         formats = ['pt2'] + (['onnx'] if importlib.util.find_spec('onnxruntime') else [])
         if 'onnx' not in formats:
             print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
-    os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
+    folder = osp.dirname(osp.abspath(args.out))
+    make_folder(folder, '--out')
+    guard = OutputGuard(folder, overwrite=args.overwrite)
+    outputs = [f'{args.out}.{suffix}' for suffix in formats + ['json']]
+    for path in outputs:
+        guard.check(path)
     model, input_size = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
     try:
         paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
@@ -58,6 +67,8 @@ def main() -> int:
     except ExportParityError as err:
         print(f'parity: FAILED, {err}')
         return 1
+    finally:
+        guard.record(path for path in outputs if osp.exists(path))
     for fmt, path in paths.items():
         print(f'{fmt}: {path}')
     with open(paths['json']) as f:

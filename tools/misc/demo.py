@@ -384,6 +384,28 @@ def train_and_compare(data_root: str, work_dir: str, iters: int) -> Tuple[str, s
     return before.get(TRAIN_METRIC, '?'), after.get(TRAIN_METRIC, '?'), before_ckpt, checkpoint
 
 
+# ----------------------------------------------------------------------------------------------------- outputs
+def demo_outputs(work_dir: str, pictures_dir: str, names: Sequence[str], train: bool) -> List[str]:
+    """The files the demo writes into ``work_dir`` (besides the training run's folder)."""
+    pictures = [f'{name}.png' for name in names] + ['contact_sheet.jpg']
+    pictures += ['training_before_after.png'] if train else []
+    return [osp.join(work_dir, 'metrics.md'), osp.join(work_dir, 'demo.jpg')] + [osp.join(pictures_dir, p)
+                                                                                   for p in pictures]
+
+
+def checked_outputs(work_dir: str, outputs: Sequence[str], overwrite: bool):
+    """The work dir's output guard, after it accepted ``outputs`` (an existing file that an earlier demo did not
+    write is refused, unless ``overwrite``)."""
+    from sapiens2.apis.output_guard import OutputGuard
+    guard = OutputGuard(work_dir, overwrite=overwrite, option='--work-dir')
+    try:
+        for path in outputs:
+            guard.check(path)
+    except FileExistsError as err:
+        raise SystemExit(f'demo.py: error: {err}') from None
+    return guard
+
+
 # ----------------------------------------------------------------------------------------------------- main
 def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description='Every shipped demo model on held-out SynthHumans images, their '
@@ -394,6 +416,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument('--num-images', type=int, default=6, help='held-out images besides the multi-person scene')
     parser.add_argument('--train-iters', type=int, default=600, help='iterations of the training stage')
     parser.add_argument('--skip-train', action='store_true', help='leave out the training stage')
+    parser.add_argument('--overwrite', action='store_true',
+                        help='replace files in --work-dir that an earlier demo did not write there')
     parser.add_argument('--readme-picture', default=None,
                         help='also write the multi-person composite as a small JPEG here (e.g. docs/images/demo.jpg)')
     return parser.parse_args(argv)
@@ -419,11 +443,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               f'{len(boxes.get(images[0][0].rsplit("_", 1)[-1], []))} people)')
         for notice in data_notices:
             print(f'    NOTICE {notice}')
+        pictures_dir = osp.join(work_dir, 'pictures')
+        outputs = demo_outputs(work_dir, pictures_dir, [name for name, _ in images], not args.skip_train)
+        guard = checked_outputs(work_dir, outputs, args.overwrite)
     with clock.stage('inference', f'{len(models)} models on {len(images)} images (sapiens2.apis.Sapiens2Inferencer)'):
         frames = run_models(models, images, boxes)
     with clock.stage('pictures', 'composites [image | pose | body parts | normals | depth | albedo | alpha]'):
         from sapiens2.visualization.composite import composite_picture, write_composites
-        pictures_dir = osp.join(work_dir, 'pictures')
         paths = write_composites(frames, pictures_dir)
         crowd = composite_picture(*frames[0][1:])
         small = [small_jpeg(crowd, osp.join(work_dir, 'demo.jpg'))]
@@ -445,6 +471,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             comparison = before_after_picture(images[0][1], trained[2:], osp.join(pictures_dir,
                                                                                    'training_before_after.png'))
             print(f'    body parts before and after training: {shown(comparison)}')
+    guard.record(path for path in outputs if osp.exists(path))
     print(f'\n==> Done. Stage times: {clock.summary()}')
     if trained:
         print(f'    training works: body-part {TRAIN_METRIC} {trained[0]} untrained -> {trained[1]} after '

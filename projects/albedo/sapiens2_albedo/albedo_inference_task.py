@@ -12,6 +12,7 @@ from sapiens2.visualization.dense_maps import albedo_to_bgr, side_by_side
 class AlbedoInferenceTask(DenseInferenceTask):
     """Albedo: ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
     name, head_types, uses = 'albedo', ('AlbedoHead', ), ('seg', )
+    raw_suffixes = ('.npy', )
 
     def decode(self, sample) -> dict:
         return dict(albedo=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())

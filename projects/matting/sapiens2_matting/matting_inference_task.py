@@ -17,6 +17,7 @@ class MattingInferenceTask(DenseInferenceTask):
     """Alpha matting: ``alpha`` (H, W) and ``foreground`` (H, W, 3) pre-multiplied RGB, both in [0, 1];
     ``<stem>_cutout.png`` (RGBA), ``<stem>_alpha.png`` (grey); [image | alpha | cut-out over a checkerboard]."""
     name, head_types = 'matting', ('MattingHead', )
+    raw_suffixes = ('_cutout.png', '_alpha.png')
 
     def decode(self, sample) -> dict:
         foreground, alpha = split_prediction(sample.pred_dense.data.float().clamp(0, 1))

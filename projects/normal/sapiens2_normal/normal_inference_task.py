@@ -12,6 +12,7 @@ from sapiens2.visualization.dense_maps import normals_to_bgr, side_by_side
 class NormalInferenceTask(DenseInferenceTask):
     """Surface normals: ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
     name, head_types, uses = 'normal', ('NormalHead', ), ('seg', )
+    raw_suffixes = ('.npy', )
 
     def decode(self, sample) -> dict:
         return dict(normal=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())

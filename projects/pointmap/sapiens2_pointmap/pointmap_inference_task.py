@@ -14,6 +14,7 @@ class PointmapInferenceTask(DenseInferenceTask):
     """Metric pointmap = canonical / predicted scale: ``pointmap`` (H, W, 3), ``depth`` (H, W);
     ``<stem>_depth.npy`` (fp16), ``<stem>.ply`` (foreground points, image colours); [image | turbo depth]."""
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
+    raw_suffixes = ('_depth.npy', '.ply')
 
     def decode(self, sample) -> dict:
         pointmap = sample.pred_pointmap.data.float().permute(1, 2, 0).cpu().numpy()

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from ..output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
 
 
@@ -35,6 +36,10 @@ class BaseInferenceTask:
     head_types: Sequence[str] = ()
     #: Names of other tasks whose results this task can use (e.g. a seg mask for the dense tasks' background).
     uses: Sequence[str] = ()
+    #: Suffixes of the raw files :meth:`save` writes (``<stem><suffix>``) and of the file :meth:`save_group` writes
+    #: (``<group><suffix>``): the writer checks these names before a run writes anything (docs/inference.md).
+    raw_suffixes: Sequence[str] = ()
+    group_suffixes: Sequence[str] = ()
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
         if dtype not in ('fp32', 'bf16', 'fp16'):
@@ -78,4 +83,6 @@ class BaseInferenceTask:
 
     @staticmethod
     def out_path(out_dir: str, stem: str, suffix: str) -> str:
-        return osp.join(out_dir, stem + suffix)
+        """``out_dir/<stem><suffix>``, refused when it would replace an input or a file sapiens2 did not write
+        (:func:`~sapiens2.apis.output_guard.checked`)."""
+        return checked(osp.join(out_dir, stem + suffix))

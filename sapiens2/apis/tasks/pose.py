@@ -37,6 +37,7 @@ class PoseInferenceTask(BaseInferenceTask):
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
+    group_suffixes = ('_predictions.json', )
     accepts_bboxes = True
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,

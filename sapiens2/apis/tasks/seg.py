@@ -22,6 +22,7 @@ class SegInferenceTask(DenseInferenceTask):
     """
     name = 'seg'
     head_types = ('Sapiens2SegHead', )
+    raw_suffixes = ('_seg.npy', )
 
     def __init__(self, model, cfg, dtype: str = 'fp32', opacity: float = 0.5) -> None:
         super().__init__(model, cfg, dtype)

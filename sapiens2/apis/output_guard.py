@@ -1,0 +1,121 @@
+"""Outputs never replace an input, nor a file that sapiens2 did not write.
+
+:class:`OutputGuard` is asked about each output path before it is written:
+
+* a path that is an input file (the same file: by path, through a symbolic link, or a hard link) is refused, even
+  with ``overwrite``;
+* an existing path is refused unless ``overwrite`` is set or the output folder's manifest
+  (:data:`MANIFEST_NAME`, the files sapiens2 wrote into that folder) lists it, so that running a command again into
+  its own folder works.
+
+:meth:`OutputGuard.record` adds written paths to the manifest (rewritten atomically). Tasks name their raw files with
+:meth:`~sapiens2.apis.tasks.base.BaseInferenceTask.out_path`, which passes them through :func:`checked`: the guard
+:func:`guarding` made active in the writing thread checks them too, whatever suffix they have.
+"""
+import contextlib
+import json
+import logging
+import os
+import os.path as osp
+import threading
+from typing import Dict, Iterable, Iterator, Optional, Set, Tuple
+
+from sapiens2.engine.atomic_save import atomic_write_bytes
+
+#: The manifest of an output folder: a hidden JSON file listing the files sapiens2 wrote there.
+MANIFEST_NAME = '.sapiens2_outputs.json'
+
+logger = logging.getLogger(__name__)
+_active = threading.local()
+
+
+class OutputGuard:
+    """Checks output paths under ``out_dir`` (see the module docstring).
+
+    Args:
+        out_dir: The output folder; its manifest is ``out_dir/.sapiens2_outputs.json``.
+        inputs: Input files that no output may replace (more with :meth:`add_input`).
+        overwrite: Replace existing files that sapiens2 did not write (never an input).
+        option: The argument that chose ``out_dir``, named in the messages.
+        overwrite_option: The argument that sets ``overwrite``, named in the messages (None: the tool has none).
+    """
+
+    def __init__(self, out_dir: str, inputs: Iterable[str] = (), overwrite: bool = False, option: str = '--out',
+                 overwrite_option: Optional[str] = '--overwrite') -> None:
+        self.out_dir, self.overwrite, self.option = out_dir, overwrite, option
+        self.overwrite_option = overwrite_option
+        self.manifest = osp.join(out_dir, MANIFEST_NAME)
+        self._inputs: Dict[Tuple[int, int], str] = {}
+        for path in inputs:
+            self.add_input(path)
+        self._owned: Set[str] = self._read_manifest()
+
+    def add_input(self, path: str) -> None:
+        """Protect the input file ``path`` (a no-op for a path that is not a file)."""
+        with contextlib.suppress(OSError):
+            stat = os.stat(path)
+            self._inputs.setdefault((stat.st_dev, stat.st_ino), path)
+
+    def check(self, path: str) -> str:
+        """Return ``path`` when it may be written; raise ``FileExistsError`` (one line) when it would replace an
+        input, or an existing file that sapiens2 did not write there (unless ``overwrite``)."""
+        try:
+            stat = os.stat(path)
+        except OSError:  # nothing there (or nothing readable): nothing to replace
+            return path
+        source = self._inputs.get((stat.st_dev, stat.st_ino))
+        if source is not None:
+            raise FileExistsError(f'the output {path} is the input {source}: writing it would replace the input; '
+                                  f'choose an {self.option} outside the input folders')
+        if not self.overwrite and self._key(path) not in self._owned:
+            remedy = (f'move it, choose another {self.option}, or pass {self.overwrite_option} to replace such files'
+                      if self.overwrite_option else f'move it or choose another {self.option}')
+            raise FileExistsError(f'{path} already exists and was not written by sapiens2 (it is not listed in '
+                                  f'{self.manifest}); {remedy}')
+        return path
+
+    def record(self, paths: Iterable[str]) -> None:
+        """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks, listed meanwhile;
+        listed files that no longer exist are dropped); atomic. Nothing is written when ``paths`` is empty."""
+        paths = list(paths)
+        if not paths:
+            return
+        owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
+        owned.update(self._key(path) for path in paths)
+        self._owned = owned
+        content = dict(written_by='sapiens2', files=sorted(owned))
+        atomic_write_bytes(self.manifest, (json.dumps(content, indent=0) + '\n').encode())
+
+    def _key(self, path: str) -> str:
+        """``path`` relative to the output folder (symbolic links of folders resolved), with ``/``."""
+        folder = osp.realpath(osp.dirname(osp.abspath(path)))
+        relative = osp.relpath(osp.join(folder, osp.basename(path)), osp.realpath(self.out_dir))
+        return relative.replace(os.sep, '/')
+
+    def _read_manifest(self) -> Set[str]:
+        if not osp.exists(self.manifest):
+            return set()
+        try:
+            with open(self.manifest) as f:
+                return set(json.load(f)['files'])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            logger.warning('%s is not a readable sapiens2 manifest (%s): the files in %s count as not written by '
+                           'sapiens2', self.manifest, err, self.out_dir)
+            return set()
+
+
+@contextlib.contextmanager
+def guarding(guard: Optional[OutputGuard]) -> Iterator[None]:
+    """Make ``guard`` check the paths passed to :func:`checked` in this thread (``None``: no check)."""
+    previous = getattr(_active, 'guard', None)
+    _active.guard = guard
+    try:
+        yield
+    finally:
+        _active.guard = previous
+
+
+def checked(path: str) -> str:
+    """``path``, after the check of the guard active in this thread (see :func:`guarding`), if any."""
+    guard = getattr(_active, 'guard', None)
+    return path if guard is None else guard.check(path)
