@@ -8,6 +8,7 @@ from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
+from torch import nn
 
 from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
@@ -27,9 +28,24 @@ class Sapiens2Runner(Runner):
     ``--resume`` without a path continues from the checkpoint :func:`~sapiens2.engine.checkpoint.
     find_resume_checkpoint` chooses (the newest complete one when the recorded one is truncated); a truncated
     checkpoint given with ``--resume PATH`` raises an error naming it and the newest complete one.
+
+    Fine-tuning (``train()`` with ``load_from``, not resuming) from a checkpoint whose head has another layout (308
+    keypoints into a 17-keypoint model, 29 classes into 3) loads every other weight and says so in one line; any
+    other difference stays an error.
     """
 
     load_strict: bool = True
+    _training: bool = False
+
+    def train(self) -> nn.Module:
+        """MMEngine's ``train``, in which ``load_from`` may hold a head of another layout (fine-tuning to another
+        keypoint set or other classes): the rest is loaded and the head's output layer keeps its initialisation,
+        with one line saying so (:func:`~sapiens2.engine.checkpoint.prepare_state_dict`)."""
+        self._training = True
+        try:
+            return super().train()
+        finally:
+            self._training = False
 
     @classmethod
     def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
@@ -48,14 +64,15 @@ class Sapiens2Runner(Runner):
         model = self.model.module if is_model_wrapper(self.model) else self.model
         if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
             model = model.module
-        check_model_fits_hub_config(model, path)
+        fine_tuning = self._training and not self._resume
+        check_model_fits_hub_config(model, path, compare_labels=not fine_tuning)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
         state_dict = extract_state_dict(checkpoint, str(filename))
         for pattern, replacement in revise_keys:
             state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
         load_model_weights(model, state_dict, strict=self.load_strict if strict is None else strict,
-                           source=str(filename))
+                           source=str(filename), head_layout_may_differ=fine_tuning)
         self._has_loaded = True
         self.logger.info(f'Load checkpoint from {filename}' + (f' ({path})' if path != filename else ''))
         return checkpoint
