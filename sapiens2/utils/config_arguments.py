@@ -183,9 +183,10 @@ def _hook_name_problems(hooks) -> list[str]:
         twin = next((n for n in hooks if n != name and name in types and types.get(n) == types[name]), None)
         untyped = isinstance(hook, Mapping) and 'type' not in hook
         if close or twin or untyped:
-            guess = close[0] if close else twin
+            guess = close[0] if close else None
             why = (f'it adds a second {types[name]} beside default_hooks.{twin}' if twin else
                    'it has no type' if untyped else f'it does not configure default_hooks.{guess}')
-            fix = f'; did you mean {guess!r}?' if guess else '; give it a type, or move it to custom_hooks'
+            fix = (f'; did you mean {guess!r}?' if guess else '; to run both, put it in custom_hooks' if twin else
+                   '; give it a type, or move it to custom_hooks')
             problems.append(f'default_hooks.{name}: not a default hook name ({why}){fix}')
     return problems

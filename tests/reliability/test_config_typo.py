@@ -135,6 +135,9 @@ def argument_lines(tmp_path, base, body: str) -> list:
     (NANO_POSE, "default_hooks = dict(chekpoint=dict(type='CheckpointHook', interval=1))",
      'default_hooks.chekpoint: not a default hook name (it adds a second CheckpointHook beside '
      "default_hooks.checkpoint); did you mean 'checkpoint'?"),
+    (NANO_POSE, "default_hooks = dict(best=dict(type='CheckpointHook', save_best='coco/AP'))",
+     'default_hooks.best: not a default hook name (it adds a second CheckpointHook beside default_hooks.checkpoint); '
+     'to run both, put it in custom_hooks'),
     (NANO_POSE, 'default_hooks = dict(chekpoint=None)',
      "default_hooks.chekpoint: not a default hook name (it does not configure default_hooks.checkpoint); did you "
      "mean 'checkpoint'?"),
