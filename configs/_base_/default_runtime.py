@@ -1,4 +1,5 @@
 # Runtime shared by every sapiens2 config. Task bases add `default_scope`, the visualizer and data settings.
+# A config inheriting this via `sapiens2::...` needs `import sapiens2` before mmpose/mmseg read it (docs/inference.md).
 custom_imports = dict(imports=['sapiens2'], allow_failed_imports=False)
 runner_type = 'Sapiens2Runner'
 

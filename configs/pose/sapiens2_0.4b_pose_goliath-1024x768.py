@@ -1,6 +1,7 @@
 # Sapiens2-0.4B, 308-keypoint top-down pose at 1024x768 (H x W): the official recipe.
 # The official training data is internal; point data_root / ann_file at COCO-style 308-keypoint files
 # (see docs/pose.md). The other sizes and the tiny SynthHumans config inherit this file.
+# A config inheriting this via `sapiens2::...` needs `import sapiens2` before mmpose/mmseg read it (docs/inference.md).
 _base_ = ['../_base_/pose_runtime.py', '../_base_/datasets/keypoints308_partitions.py']
 
 max_iters = 10000

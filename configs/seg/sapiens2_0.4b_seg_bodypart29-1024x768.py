@@ -1,5 +1,6 @@
 # Sapiens2-0.4B body-part segmentation (29 classes) at 1024x768, the official recipe.
 # Global batch in the paper: 12 per GPU x 8 GPUs.
+# A config inheriting this via `sapiens2::...` needs `import sapiens2` before mmpose/mmseg read it (docs/inference.md).
 _base_ = ['../_base_/default_runtime.py', '../_base_/datasets/bodypart29.py']
 
 default_scope = 'mmseg'

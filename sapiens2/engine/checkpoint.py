@@ -444,21 +444,51 @@ def check_finite(state_dict: StateDict, source: str, allow_non_finite_weights: O
         '`allow_non_finite_weights = True` in the config.')
 
 
+#: Key prefixes of the task heads (mmpose ``head.``, mmseg ``decode_head.`` / ``auxiliary_head.``).
+HEAD_PREFIXES = ('head.', 'decode_head.', 'auxiliary_head.')
+
+
+def other_head_layout(state_dict: StateDict, expected: Mapping[str, Optional[tuple]], missing: List[str],
+                      unexpected: List[str], mismatched: List[str]) -> bool:
+    """Whether the checkpoint differs from the model only in the number of outputs of head layers (another keypoint
+    set or other classes): every other key matches, and each mismatched head tensor differs in its first
+    dimension only."""
+    return bool(mismatched) and not missing and not unexpected and all(
+        k.startswith(HEAD_PREFIXES) and expected.get(k) is not None and tuple(state_dict[k].shape)[1:] ==
+        tuple(expected[k])[1:] for k in mismatched)
+
+
+def _head_layout_notice(source: str, state_dict: StateDict, expected: Mapping[str, Optional[tuple]],
+                        skipped: List[str]) -> str:
+    shapes = ', '.join(f'{k} {tuple(state_dict[k].shape)} -> {tuple(expected[k])}' for k in sorted(skipped))
+    prefix = osp.commonprefix(skipped).rsplit('.', 1)[0]
+    return (f'Fine-tuning from {source}, whose head has another layout: {prefix}* keeps its initialisation '
+            f'({shapes}); the other {len(state_dict) - len(skipped)} tensors (the backbone included) are loaded.')
+
+
 def prepare_state_dict(state_dict: StateDict,
                        model: nn.Module,
                        expected: Mapping[str, Optional[tuple]],
                        source: str,
                        strict: bool = True,
                        prefix: Optional[str] = None,
-                       allow_non_finite_weights: Optional[bool] = None) -> Tuple[StateDict, List[str], List[str]]:
+                       allow_non_finite_weights: Optional[bool] = None,
+                       head_layout_may_differ: bool = False) -> Tuple[StateDict, List[str], List[str]]:
     """Adapts the keys of ``state_dict`` to ``model`` and checks it against the ``expected`` key -> shape (None:
     unknown) mapping: the policy of :func:`load_model_weights`, shared with the FSDP strategy.
+
+    With ``head_layout_may_differ`` (fine-tuning), a checkpoint that differs only in the output channels of head
+    layers (:func:`other_head_layout`) loads every other tensor, the head's mismatched ones are left at their
+    initialisation (and returned as missing), and one line says so.
 
     Returns (state dict to load, missing keys, unexpected keys).
     """
     state_dict = adapt_keys(state_dict, model, prefix)
     check_finite(state_dict, source, allow_non_finite_weights)
     missing, unexpected, mismatched = _compare(expected, state_dict)
+    if head_layout_may_differ and other_head_layout(state_dict, expected, missing, unexpected, mismatched):
+        MMLogger.get_current_instance().warning(_head_layout_notice(source, state_dict, expected, mismatched))
+        return OrderedDict((k, v) for k, v in state_dict.items() if k not in mismatched), mismatched, []
     if missing or unexpected or mismatched:
         shapes = [f'{k} (checkpoint {tuple(state_dict[k].shape)} vs model {tuple(expected[k])})' for k in mismatched]
         message = (f'Checkpoint {source} does not match {type(model).__name__}:' + _listing('missing', missing) +
@@ -479,7 +509,8 @@ def load_model_weights(model: nn.Module,
                        map_location: MapLocation = 'cpu',
                        allow_non_finite_weights: Optional[bool] = None,
                        trust_checkpoint: Optional[bool] = None,
-                       source: Optional[str] = None) -> Tuple[List[str], List[str]]:
+                       source: Optional[str] = None,
+                       head_layout_may_differ: bool = False) -> Tuple[List[str], List[str]]:
     """Loads a checkpoint file (or registered URI), checkpoint dict or state dict into ``model``.
 
     A checkpoint from a Hub snapshot with a ``config.json`` is first checked against the model
@@ -489,6 +520,7 @@ def load_model_weights(model: nn.Module,
     (missing, unexpected) is returned. NaN/Inf weights raise :class:`NonFiniteWeightsError` unless
     ``allow_non_finite_weights``; ``trust_checkpoint`` as in :func:`read_checkpoint_file` (both default to the
     process settings, :func:`set_checkpoint_policy`). ``source`` names the checkpoint in errors (default: the path).
+    ``head_layout_may_differ``: fine-tuning to another keypoint set or other classes, see :func:`prepare_state_dict`.
     """
     if isinstance(checkpoint, (str, os.PathLike)):
         from sapiens2.hub.config_check import check_model_fits_hub_config
@@ -500,7 +532,7 @@ def load_model_weights(model: nn.Module,
         source = source or 'the given state dict'
         state_dict = extract_state_dict(checkpoint, source)
     state_dict, missing, unexpected = prepare_state_dict(state_dict, model, _expected_shapes(model), source, strict,
-                                                         prefix, allow_non_finite_weights)
+                                                         prefix, allow_non_finite_weights, head_layout_may_differ)
     model.load_state_dict(state_dict, strict=False)
     return missing, unexpected
 

@@ -8,6 +8,7 @@ from mmengine.model import BaseTTAModel, is_model_wrapper
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
+from torch import nn
 
 from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
@@ -30,10 +31,25 @@ class Sapiens2Runner(Runner):
     checkpoint given with ``--resume PATH`` raises an error naming it and the newest complete one. Resuming from a
     checkpoint already past the schedule's end (``max_iters``/``max_epochs``) or saved with another optimizer config
     (other parameter groups) raises a ``ValueError`` naming the checkpoint and the fix.
+
+    Fine-tuning (``train()`` with ``load_from``, not resuming) from a checkpoint whose head has another layout (308
+    keypoints into a 17-keypoint model, 29 classes into 3) loads every other weight and says so in one line; any
+    other difference stays an error.
     """
 
     load_strict: bool = True
+    _training: bool = False
     _loaded_param_groups: Optional[list] = None  # of the checkpoint being resumed, to name an optimizer mismatch
+
+    def train(self) -> nn.Module:
+        """MMEngine's ``train``, in which ``load_from`` may hold a head of another layout (fine-tuning to another
+        keypoint set or other classes): the rest is loaded and the head's output layer keeps its initialisation,
+        with one line saying so (:func:`~sapiens2.engine.checkpoint.prepare_state_dict`)."""
+        self._training = True
+        try:
+            return super().train()
+        finally:
+            self._training = False
 
     @classmethod
     def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
@@ -52,7 +68,8 @@ class Sapiens2Runner(Runner):
         model = self.model.module if is_model_wrapper(self.model) else self.model
         if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
             model = model.module
-        check_model_fits_hub_config(model, path)
+        fine_tuning = self._training and not self._resume
+        check_model_fits_hub_config(model, path, compare_labels=not fine_tuning)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self._loaded_param_groups = param_groups(checkpoint.get('optimizer') if isinstance(checkpoint, dict) else None)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
@@ -60,7 +77,7 @@ class Sapiens2Runner(Runner):
         for pattern, replacement in revise_keys:
             state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
         load_model_weights(model, state_dict, strict=self.load_strict if strict is None else strict,
-                           source=str(filename))
+                           source=str(filename), head_layout_may_differ=fine_tuning)
         self._has_loaded = True
         self.logger.info(f'Load checkpoint from {filename}' + (f' ({path})' if path != filename else ''))
         return checkpoint

@@ -47,8 +47,9 @@ def _num_labels(config: dict) -> Optional[int]:
     return config.get('num_labels')
 
 
-def compare_with_hub_config(model: nn.Module, config: dict) -> List[str]:
-    """The fields of a transformers Sapiens2 ``config`` that ``model`` does not match (empty when it fits)."""
+def compare_with_hub_config(model: nn.Module, config: dict, compare_labels: bool = True) -> List[str]:
+    """The fields of a transformers Sapiens2 ``config`` that ``model`` does not match (empty when it fits); the
+    number of labels only with ``compare_labels`` (not when fine-tuning to another layout)."""
     backbone = _backbone(model)
     if backbone is None or config.get('model_type') != 'sapiens2':
         return []
@@ -70,7 +71,7 @@ def compare_with_hub_config(model: nn.Module, config: dict) -> List[str]:
     attribute = next((_LABELED_ARCHITECTURES[a] for a in config.get('architectures') or []
                       if a in _LABELED_ARCHITECTURES), None)
     labels, ours = _num_labels(config), getattr(head, attribute, None) if attribute else None
-    if labels is not None and ours is not None and labels != ours:
+    if compare_labels and labels is not None and ours is not None and labels != ours:
         problems.append(f'{labels} labels (id2label/num_labels) but the head has {attribute}={ours}')
     return problems
 
@@ -125,13 +126,14 @@ def hub_head_widths(model: nn.Module, checkpoint_file: str) -> Tuple[Optional[st
     return (config_file, theirs) if ours is not None and theirs is not None and ours != theirs else (None, {})
 
 
-def check_model_fits_hub_config(model: nn.Module, checkpoint_file: str) -> None:
+def check_model_fits_hub_config(model: nn.Module, checkpoint_file: str, compare_labels: bool = True) -> None:
     """Raises :class:`HubConfigMismatchError` when ``checkpoint_file`` lies in a Hub snapshot whose
-    ``config.json`` does not fit ``model``; does nothing for other files."""
+    ``config.json`` does not fit ``model`` (labels included unless ``compare_labels`` is False); does nothing for
+    other files."""
     config_file, config = read_hub_config(checkpoint_file)
     if config is None:
         return
-    problems = compare_with_hub_config(model, config)
+    problems = compare_with_hub_config(model, config, compare_labels)
     if problems:
         raise HubConfigMismatchError(
             f'The checkpoint {checkpoint_file} does not fit {type(model).__name__}: its repository config '

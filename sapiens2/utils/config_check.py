@@ -39,11 +39,16 @@ class ConfigKeyWarning(UserWarning):
 
 
 def check_config(cfg: Config) -> None:
-    """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config)."""
+    """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config), then
+    the arguments of every module (:mod:`.config_arguments`) and the layout (:mod:`.config_layout`)."""
+    from .config_arguments import check_config_arguments
+    from .config_layout import check_layout
     check_config_types(cfg)
+    check_config_arguments(cfg)
     check_config_values(cfg)
     check_top_level_keys(cfg)
     check_strategy_runner(cfg)
+    check_layout(cfg)
 
 
 # ------------------------------------------------------------------------------------------------ top-level keys

@@ -1068,6 +1068,104 @@ def _(tmp):
 
     return export
 
+# Layouts and module arguments (own keypoint sets and classes) ---------------------------------------------------
+def _user_config(root: Path, base: str, body: str) -> str:
+    config = root / 'config.py'
+    config.write_text(f"_base_ = ['{REPO / base}']\n{body}\n")
+    return str(config)
+
+
+_NANO_POSE, _NANO_SEG = 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py', \
+    'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
+_COCO17 = ("train_dataloader = dict(dataset=dict(type='CocoDataset'))\n"
+           "val_dataloader = dict(dataset=dict(type='CocoDataset'))\ntest_dataloader = val_dataloader")
+_THREE_CLASSES = ("metainfo = dict(classes=('background', 'person', 'hair'))\n"
+                  "train_dataloader = dict(dataset=dict(type='BaseSegDataset', metainfo=metainfo))\n"
+                  "val_dataloader = dict(dataset=dict(type='BaseSegDataset', metainfo=metainfo))\n"
+                  "test_dataloader = val_dataloader")
+
+
+@case('config-misspelt-argument', 'config', "a misspelt argument of a module (backbone patch_sise=8)",
+      'one line: the key path and the closest argument', error=ValueError, kind='ConfigArgumentError',
+      match=r"model\.backbone\.patch_sise: Sapiens2 has no argument 'patch_sise'; did you mean 'patch_size'\?")
+def _(tmp):
+    return _load_config(_user_config(tmp, _NANO_POSE, 'model = dict(backbone=dict(patch_sise=8))'))
+
+
+@case('config-misspelt-loop-key', 'config', 'a misspelt train_cfg key (max_iter)',
+      'one line: the key path and the closest argument', error=ValueError, kind='ConfigArgumentError',
+      match=r"train_cfg\.max_iter: IterBasedTrainLoop has no argument 'max_iter'; did you mean 'max_iters'\?")
+def _(tmp):
+    return _load_config(_toy_config(tmp, 'train_cfg = dict(max_iter=10)'))
+
+
+@case('config-misspelt-hook-name', 'config', "a misspelt default_hooks name (chekpoint=dict(type='CheckpointHook'))",
+      'one line saying it would add a second CheckpointHook, suggesting checkpoint', error=ValueError,
+      kind='ConfigArgumentError', match=r"default_hooks\.chekpoint: not a default hook name \(it adds a second "
+      r"CheckpointHook beside default_hooks\.checkpoint\); did you mean 'checkpoint'\?")
+def _(tmp):
+    return _load_config(_toy_config(tmp, "default_hooks = dict(chekpoint=dict(type='CheckpointHook', interval=1))"))
+
+
+@case('layout-head-channels', 'layout', 'a 308-keypoint head on COCO-17 data',
+      'one line before training: the key and the number of keypoints', error=ValueError, kind='LayoutMismatchError',
+      match=r'model\.head\.out_channels = 308 but train_dataloader\.dataset \(CocoDataset\) has 17 keypoints; set '
+      r'model\.head\.out_channels = 17')
+def _(tmp):
+    return _load_config(_user_config(tmp, _NANO_POSE, _COCO17))
+
+
+@case('layout-partition-metric', 'layout', 'the 308-partition metric on COCO-17 data',
+      'one line before training: the evaluator and the number of keypoints', error=ValueError,
+      kind='LayoutMismatchError', match=r'val_evaluator\[1\]\.partitions: KeypointPartitionMetric names keypoint 307 '
+      r'but val_dataloader\.dataset \(CocoDataset\) has 17 keypoints')
+def _(tmp):
+    return _load_config(_user_config(tmp, _NANO_POSE, _COCO17 + '\nmodel = dict(head=dict(out_channels=17))'))
+
+
+@case('layout-num-classes', 'layout', 'num_classes = 29 on a dataset of 3 classes',
+      'one line before training: the key and the number of classes', error=ValueError, kind='LayoutMismatchError',
+      match=r'model\.decode_head\.num_classes = 29 but train_dataloader\.dataset \(BaseSegDataset\) has 3 classes')
+def _(tmp):
+    return _load_config(_user_config(tmp, _NANO_SEG, _THREE_CLASSES))
+
+
+@case('layout-class-weight', 'layout', '29 class weights with num_classes = 3',
+      'one line per loss_decode entry: the key and the number of weights', error=ValueError,
+      kind='LayoutMismatchError', match=r'model\.decode_head\.loss_decode\[0\]\.class_weight has 29 weights but '
+      r'model\.decode_head\.num_classes = 3')
+def _(tmp):
+    body = _THREE_CLASSES + '\nmodel = dict(decode_head=dict(num_classes=3))'
+    return _load_config(_user_config(tmp, _NANO_SEG, body))
+
+
+@case('layout-flip-pairs', 'layout', 'swap_seg_labels naming a class the dataset lacks',
+      'one line before training: the transform and the number of classes', error=ValueError,
+      kind='LayoutMismatchError', match=r'train_dataloader\.dataset\.pipeline\[0\]\.swap_seg_labels = \[\[1, 5\]\] '
+      r'names classes beyond the 3 of the dataset')
+def _(tmp):
+    body = _THREE_CLASSES.replace("metainfo=metainfo))", "metainfo=metainfo, pipeline=[dict(type='RandomFlip', "
+                                  "prob=0.5, swap_seg_labels=[[1, 5]])]))", 1)
+    body += "\nmodel = dict(decode_head=dict(num_classes=3, loss_decode=dict(_delete_=True, type='CrossEntropyLoss')))"
+    return _load_config(_user_config(tmp, _NANO_SEG, body))
+
+
+@case('layout-inherited-flip-pairs', 'layout', 'the 29-class left/right pairs inherited on a dataset of own classes',
+      "replaced by the dataset's own pairs (none here), with one notice", warning=UserWarning, kind='LayoutNotice',
+      match=r"the 29-class left/right pairs of swap_seg_labels .* do not fit the dataset's classes; using its own: "
+      r'none')
+def _(tmp):
+    body = ("\nmodel = dict(decode_head=dict(num_classes=3, loss_decode=dict(_delete_=True, type='CrossEntropyLoss')))")
+    load = _load_config(_user_config(tmp, _NANO_SEG, _THREE_CLASSES + body))
+
+    def no_swap(cfg):
+        flips = [t for t in cfg.train_dataloader.dataset.pipeline if t.type == 'RandomFlip']
+        assert flips and all(t.swap_seg_labels == [] for t in flips), 'a flip still swaps labels'
+        assert cfg.tta_model.swap_seg_labels == [], 'the TTA model still swaps labels'
+
+    return load, no_swap
+
+
 # ----------------------------------------------------------------------------------------- faults (other tests)
 #: Reliability tests outside this catalogue: (fault, expected outcome, test node id). The table lists them and a
 #: test checks that each still exists.
@@ -1134,6 +1232,9 @@ FAULT_TESTS: List[Tuple[str, str, str]] = [
     ('a checkpoint or file saved atomically under umask 022 or 077, or over a file of mode 0640',
      'the mode open() gives: 0o666 less the umask, or the replaced file\'s mode (no longer always 0600)',
      'tests/reliability/test_output_safety.py::test_saved_checkpoints_get_the_permissions_open_gives'),
+    ('load_from a 308-keypoint checkpoint into a 17-keypoint model (training)', 'the backbone and every other '
+     'matching weight load; one line names the head tensors left at their initialisation; tools/test.py stays strict',
+     'tests/engine/test_finetune_other_layout.py::test_load_from_another_keypoint_set_loads_all_but_the_output_layer'),
 ]
 
 

@@ -106,3 +106,74 @@ def test_wrong_typed_values_are_listed_with_what_is_expected():
         assert line in message, line
     assert str(TOY_CONFIG) in message
     check_config_values(Config.fromfile(str(TOY_CONFIG)))
+
+
+# ------------------------------------------------------------------------------- arguments of registered modules
+NANO_POSE = REPO / 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
+NANO_SEG = REPO / 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
+
+
+def argument_lines(tmp_path, base, body: str) -> list:
+    from sapiens2.engine.launch import load_config
+    from sapiens2.utils.config_arguments import ConfigArgumentError
+    config = tmp_path / 'typo.py'
+    config.write_text(f"_base_ = ['{base}']\n{body}\n")
+    with pytest.raises(ConfigArgumentError) as err:
+        load_config(str(config))
+    return [line.removeprefix(f'{config}: ') for line in str(err.value).splitlines()]
+
+
+@pytest.mark.parametrize('base, body, line', [
+    (NANO_POSE, 'model = dict(backbone=dict(patch_sise=8))',
+     "model.backbone.patch_sise: Sapiens2 has no argument 'patch_sise'; did you mean 'patch_size'?"),
+    (NANO_SEG, 'model = dict(decode_head=dict(num_clases=3))',
+     "model.decode_head.num_clases: Sapiens2SegHead has no argument 'num_clases'; did you mean 'num_classes'?"),
+    (NANO_POSE, 'train_cfg = dict(max_iter=10)',
+     "train_cfg.max_iter: IterBasedTrainLoop has no argument 'max_iter'; did you mean 'max_iters'?"),
+    (NANO_POSE, 'default_hooks = dict(logger=dict(intervall=5))',
+     "default_hooks.logger.intervall: LoggerHook has no argument 'intervall'; did you mean 'interval'?"),
+    (NANO_POSE, "default_hooks = dict(chekpoint=dict(type='CheckpointHook', interval=1))",
+     'default_hooks.chekpoint: not a default hook name (it adds a second CheckpointHook beside '
+     "default_hooks.checkpoint); did you mean 'checkpoint'?"),
+    (NANO_POSE, "default_hooks = dict(best=dict(type='CheckpointHook', save_best='coco/AP'))",
+     'default_hooks.best: not a default hook name (it adds a second CheckpointHook beside default_hooks.checkpoint); '
+     'to run both, put it in custom_hooks'),
+    (NANO_POSE, 'default_hooks = dict(chekpoint=None)',
+     "default_hooks.chekpoint: not a default hook name (it does not configure default_hooks.checkpoint); did you "
+     "mean 'checkpoint'?"),
+    (NANO_SEG, "train_dataloader = dict(dataset=dict(pipeline=[dict(type='RandomFlip', prob=0.5, swap_seg_label=[])]))",
+     "train_dataloader.dataset.pipeline[0].swap_seg_label: RandomFlip has no argument 'swap_seg_label'; did you mean "
+     "'swap_seg_labels'?"),
+    (NANO_POSE, "optim_wrapper = dict(optimizer=dict(weight_decya=0.1))",
+     "optim_wrapper.optimizer.weight_decya: AdamW has no argument 'weight_decya'; did you mean 'weight_decay'?"),
+])
+def test_misspelt_arguments_are_one_line_with_the_closest_argument(tmp_path, base, body, line):
+    assert argument_lines(tmp_path, base, body) == [line]
+
+
+def test_packaged_configs_take_every_key():
+    """One config of each kind (all of them pass too; reading every one takes 17 s)."""
+    from sapiens2.config_files import config_path
+    from sapiens2.utils.config_arguments import check_config_arguments
+    for name in ('pose/sapiens2_1b_pose_goliath-1024x768.py', 'seg/sapiens2_1b-4k_seg_bodypart29-4096x3072.py',
+                 'seg/sapiens2_tiny_seg_synthhumans-256x192.py',
+                 'normal/sapiens2_0.4b_normal_render_people-1024x768.py',
+                 'pretrain/sapiens2_tiny_pretrain_synthhumans-128x96.py'):
+        check_config_arguments(Config.fromfile(config_path(f'sapiens2::{name}')))
+
+
+def test_kwargs_are_followed_to_the_base_class_they_are_forwarded_to():
+    from mmengine.hooks import CheckpointHook
+    from mmengine.optim import LinearLR
+
+    from sapiens2.models.estimators.seg_tta_model import Sapiens2SegTTAModel
+    from sapiens2.utils.config_arguments import accepted_arguments
+    assert {'swap_seg_labels', 'module', 'data_preprocessor'} <= accepted_arguments(Sapiens2SegTTAModel)
+    assert {'start_factor', 'begin', 'end', 'by_epoch'} <= accepted_arguments(LinearLR)
+    assert accepted_arguments(CheckpointHook) is None  # keeps **kwargs for itself (backend arguments): any key
+
+    class KeepsKwargs:
+        def __init__(self, a=1, **kwargs):
+            self.extra = kwargs
+
+    assert accepted_arguments(KeepsKwargs) is None
