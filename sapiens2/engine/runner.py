@@ -9,7 +9,13 @@ from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 
-from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
+from .checkpoint import (
+    apply_config_checkpoint_policy,
+    check_checkpoint_fit,
+    extract_state_dict,
+    load_model_weights,
+    resolve_checkpoint_path,
+)
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
 
 
@@ -43,12 +49,11 @@ class Sapiens2Runner(Runner):
                         map_location: Union[str, Callable] = 'cpu',
                         strict: Union[bool, None] = None,
                         revise_keys: list = [(r'^module.', '')]) -> dict:
-        from sapiens2.hub.config_check import check_model_fits_hub_config
         path = resolve_checkpoint_path(filename)
         model = self.model.module if is_model_wrapper(self.model) else self.model
         if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
             model = model.module
-        check_model_fits_hub_config(model, path)
+        check_checkpoint_fit(model, path)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)
         state_dict = extract_state_dict(checkpoint, str(filename))
