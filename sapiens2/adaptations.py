@@ -186,7 +186,8 @@ def _load_sapiens2_models_strictly(module_name: str) -> Callable[[], None]:
 
     def patch(module: ModuleType) -> None:
         from sapiens2.engine.checkpoint import strict_load_checkpoint_for_sapiens2
-        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint)
+        from sapiens2.models.backbones.sapiens2 import contains_sapiens2
+        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint, contains_sapiens2)
 
     return lambda: _patch_module(module_name, patch)
 

@@ -4,7 +4,7 @@ from typing import Optional, Tuple, Union
 
 import torch
 from mmengine.config import Config
-from mmengine.registry import DATASETS, MODELS, DefaultScope, init_default_scope
+from mmengine.registry import DATASETS, MODELS, init_default_scope
 from torch import nn
 
 from sapiens2.engine.launch import load_config
@@ -38,11 +38,32 @@ def config_dataset_meta(cfg: Config, model: nn.Module) -> Optional[dict]:
     dataset_type = dataset_cfg.get('type')
     if dataset_type is None:
         return None
-    with DefaultScope.overwrite_default_scope(cfg.get('default_scope')):
-        dataset_cls = dataset_type if isinstance(dataset_type, type) else DATASETS.get(dataset_type)
+    scope = cfg.get('default_scope')
+    if isinstance(dataset_type, str) and scope and '.' not in dataset_type:
+        dataset_type = f'{scope}.{dataset_type}'  # the root registry finds a scope's classes by the scoped name
+    dataset_cls = dataset_type if isinstance(dataset_type, type) else DATASETS.get(dataset_type)
     meta = dict(getattr(dataset_cls, 'METAINFO', None) or {})
     meta.update(dataset_cfg.get('metainfo') or {})
     return meta or None
+
+
+def checkpoint_dataset_meta(checkpoint: dict) -> Optional[dict]:
+    """The ``meta.dataset_meta`` a checkpoint carries (training saves the training dataset's metainfo there, for pose
+    as mmpose's ``parse_pose_metainfo`` gives it), or None."""
+    meta = checkpoint.get('meta')
+    dataset_meta = meta.get('dataset_meta') if isinstance(meta, dict) else None
+    if not isinstance(dataset_meta, dict) or not dataset_meta:
+        return None
+    dataset_meta = dict(dataset_meta)
+    if isinstance(dataset_meta.get('keypoint_id2name'), dict):  # int keys, strings after a JSON round trip
+        dataset_meta['keypoint_id2name'] = {int(k): v for k, v in dataset_meta['keypoint_id2name'].items()}
+    return dataset_meta
+
+
+def model_dataset_meta(cfg: Config, model: nn.Module, checkpoint: Optional[dict] = None) -> Optional[dict]:
+    """A model's layout: the ``dataset_meta`` of its loaded ``checkpoint`` dict, else its config's (mmpose's
+    ``init_model`` order)."""
+    return (checkpoint_dataset_meta(checkpoint) if checkpoint is not None else None) or config_dataset_meta(cfg, model)
 
 
 def _with_hub_head_widths(model: nn.Module, cfg: Config, model_cfg: Config, checkpoint: str) -> nn.Module:
@@ -72,7 +93,8 @@ def init_model(config: Union[str, Config],
     (pretrained weights) is dropped, since the checkpoint holds every weight. Official task checkpoints
     (``backbone.``/``decode_head.`` keys, .safetensors or .pth) and MMEngine checkpoints load as they are. Without a
     checkpoint the weights stay random (useful for tests and benchmarks only). The config is attached as
-    ``model.cfg`` and the dataset metainfo as ``model.dataset_meta`` (see :func:`config_dataset_meta`).
+    ``model.cfg`` and the dataset metainfo, the model's layout, as ``model.dataset_meta``
+    (:func:`model_dataset_meta`: the checkpoint's, else the config's).
     ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see docs/checkpoints.md).
     """
     cfg = load_config(config, cfg_options)
@@ -81,14 +103,16 @@ def init_model(config: Union[str, Config],
     if isinstance(model_cfg.get('backbone'), dict):
         model_cfg.backbone = dict(model_cfg.backbone, init_cfg=None)
     model = MODELS.build(model_cfg)
+    loaded = None
     if checkpoint is not None:
         model = _with_hub_head_widths(model, cfg, model_cfg, checkpoint)
-        from sapiens2.engine.checkpoint import load_model_weights
-        load_model_weights(model, checkpoint, strict=True, trust_checkpoint=trust_checkpoint)
+        from sapiens2.engine.checkpoint import load_model_weights, read_model_checkpoint
+        loaded = read_model_checkpoint(model, checkpoint, trust_checkpoint=trust_checkpoint)
+        load_model_weights(model, loaded, strict=True, source=str(checkpoint))
     else:
         warnings.warn(f'no checkpoint given for {getattr(config, "filename", config)}: the model has random weights')
     model.cfg = cfg
-    dataset_meta = config_dataset_meta(cfg, model)
+    dataset_meta = model_dataset_meta(cfg, model, loaded)
     if dataset_meta is not None:
         model.dataset_meta = dataset_meta
     return model.to(device or default_device()).eval()

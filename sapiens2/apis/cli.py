@@ -45,7 +45,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
     parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
-                        help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
+                        help='pose keypoints in this layout instead of the 308, for models that predict the 308 '
+                        'keypoints (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--overwrite', action='store_true',

@@ -1,4 +1,4 @@
-"""Top-down 308-keypoint pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
+"""Top-down pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
 import logging
 from pathlib import Path
 from typing import List, Optional, Sequence, Union

@@ -14,6 +14,8 @@ from typing import Dict, Optional, Sequence, Tuple
 import torch
 from torch import Tensor, nn
 
+from sapiens2.structures.layout import jsonable
+
 OutputT = Tuple[Tensor, ...]
 
 class ExportParityError(RuntimeError):
@@ -131,9 +133,10 @@ def export_model(model: nn.Module,
                  seed: int = 0) -> Dict[str, str]:
     """Export ``model`` (eval mode, CPU) to ``<out_prefix>.pt2`` / ``<out_prefix>.onnx`` and check parity.
 
-    Writes ``<out_prefix>.json`` with the input specification, RoPE modes and the parity reports. The parity input
-    is a random image batch of ``batch_size`` x 3 x ``input_size`` (a different batch size than the example used for
-    tracing, which checks the dynamic batch dimension).
+    Writes ``<out_prefix>.json`` with the input specification, RoPE modes, the parity reports and the model's layout
+    (``dataset_meta``: keypoint names, skeleton, flip pairs, colours; classes, palette) when it has one. The parity
+    input is a random image batch of ``batch_size`` x 3 x ``input_size`` (a different batch size than the example used
+    for tracing, which checks the dynamic batch dimension).
 
     Returns:
         {format: path} plus ``'json'``.
@@ -152,6 +155,8 @@ def export_model(model: nn.Module,
                            layout='BGR pixels in [0, 255], NCHW' if include_preprocess else 'normalised RGB, NCHW'),
                 preprocess=dict(zip(('mean', 'std', 'bgr_to_rgb'), preprocess_params(model))),
                 preprocess_in_graph=include_preprocess)
+    if getattr(model, 'dataset_meta', None):
+        meta['dataset_meta'] = jsonable(model.dataset_meta)
     with torch.no_grad():
         eager = module(check)
     if 'pt2' in formats:

@@ -14,7 +14,10 @@ wrappers or bare state dicts). The policy (docs/checkpoints.md):
 * **finite**: NaN/Inf weights raise :class:`NonFiniteWeightsError` naming the tensors unless
   ``allow_non_finite_weights=True`` (argument, ``init_cfg`` key or config key);
 * **schemes**: :func:`register_checkpoint_scheme` maps a URI prefix (``hf://``...) to a function returning a local
-  file, for this loader and MMEngine's ``CheckpointLoader`` alike.
+  file, for this loader and MMEngine's ``CheckpointLoader`` alike;
+* **fit checks**: :func:`register_checkpoint_check` adds a check of a checkpoint file against the model it is about
+  to be loaded into (``sapiens2.hub`` checks a Hub snapshot's ``config.json``). This module works on files, state
+  dicts and metadata only and imports no model class.
 """
 import contextlib
 import difflib
@@ -205,6 +208,25 @@ def resolve_checkpoint_path(name: str) -> str:
     return path
 
 
+# --------------------------------------------------------------------------------------------------- fit checks
+_FIT_CHECKS: List[Callable[..., None]] = []
+
+
+def register_checkpoint_check(check: Callable[..., None]) -> None:
+    """Make ``check(model, checkpoint_file, compare_labels=...)`` run before any checkpoint file is loaded into a model
+    (:func:`load_model_weights`, :func:`read_model_checkpoint`, the runner's ``load_from``); it raises to refuse the
+    file and ignores models it knows nothing about. Registering the same function again does nothing."""
+    if check not in _FIT_CHECKS:
+        _FIT_CHECKS.append(check)
+
+
+def check_checkpoint_fit(model: nn.Module, checkpoint_file: str, compare_labels: bool = True) -> None:
+    """Run the registered fit checks of ``model`` against the local ``checkpoint_file``; the number of labels is
+    compared only with ``compare_labels`` (not when fine-tuning to another layout)."""
+    for check in _FIT_CHECKS:
+        check(model, checkpoint_file, compare_labels=compare_labels)
+
+
 # ------------------------------------------------------------------------------------------------------ reading
 def _meta_to_json(meta: Mapping) -> str:
     def encode(value):
@@ -321,6 +343,15 @@ def extract_state_dict(checkpoint: Mapping, source: str = 'the checkpoint') -> S
         raise CheckpointContentError(f'{source} holds non-tensor entries {bad[:5]}; expected a state dict of tensors '
                                      f"(or an MMEngine checkpoint with one under 'state_dict').")
     return OrderedDict(checkpoint)
+
+
+def read_model_checkpoint(model: nn.Module, checkpoint: str, map_location: MapLocation = 'cpu',
+                          trust_checkpoint: Optional[bool] = None) -> dict:
+    """The checkpoint dict (weights and ``meta``, e.g. ``dataset_meta``) of a file or registered URI that is about to
+    be loaded into ``model``, after the registered fit checks (:func:`register_checkpoint_check`)."""
+    path = resolve_checkpoint_path(checkpoint)
+    check_checkpoint_fit(model, path)
+    return read_checkpoint_file(path, map_location, trust_checkpoint)
 
 
 def load_weights(path: str, map_location: MapLocation = 'cpu',
@@ -513,8 +544,8 @@ def load_model_weights(model: nn.Module,
                        head_layout_may_differ: bool = False) -> Tuple[List[str], List[str]]:
     """Loads a checkpoint file (or registered URI), checkpoint dict or state dict into ``model``.
 
-    A checkpoint from a Hub snapshot with a ``config.json`` is first checked against the model
-    (:func:`sapiens2.hub.config_check.check_model_fits_hub_config`). Strict by default: any missing, unexpected or
+    A checkpoint file is first checked against the model by the registered fit checks (e.g. the ``config.json`` of
+    a Hub snapshot; :func:`register_checkpoint_check`). Strict by default: any missing, unexpected or
     shape-mismatched key raises :class:`CheckpointMismatchError` listing them. With ``strict=False`` the matching
     tensors are loaded, the rest is logged, and
     (missing, unexpected) is returned. NaN/Inf weights raise :class:`NonFiniteWeightsError` unless
@@ -523,35 +554,24 @@ def load_model_weights(model: nn.Module,
     ``head_layout_may_differ``: fine-tuning to another keypoint set or other classes, see :func:`prepare_state_dict`.
     """
     if isinstance(checkpoint, (str, os.PathLike)):
-        from sapiens2.hub.config_check import check_model_fits_hub_config
         source = source or str(checkpoint)
-        path = resolve_checkpoint_path(checkpoint)
-        check_model_fits_hub_config(model, path)
-        state_dict = load_weights(path, map_location, trust_checkpoint)
-    else:
-        source = source or 'the given state dict'
-        state_dict = extract_state_dict(checkpoint, source)
+        checkpoint = read_model_checkpoint(model, checkpoint, map_location, trust_checkpoint)
+    state_dict = extract_state_dict(checkpoint, source or 'the given state dict')
     state_dict, missing, unexpected = prepare_state_dict(state_dict, model, _expected_shapes(model), source, strict,
                                                          prefix, allow_non_finite_weights, head_layout_may_differ)
     model.load_state_dict(state_dict, strict=False)
     return missing, unexpected
 
 
-def contains_sapiens2(model: nn.Module) -> bool:
-    """Whether ``model`` has a :class:`~sapiens2.models.Sapiens2` backbone anywhere inside."""
-    from sapiens2.models.backbones.sapiens2 import Sapiens2
-    return any(isinstance(module, Sapiens2) for module in model.modules())
-
-
-def strict_load_checkpoint_for_sapiens2(upstream: Callable) -> Callable:
+def strict_load_checkpoint_for_sapiens2(upstream: Callable, applies_to: Callable[[nn.Module], bool]) -> Callable:
     """MMEngine's ``load_checkpoint`` as mmpose's/mmseg's ``init_model`` and mmdet's ``init_detector`` call it, except
-    that models with a Sapiens2 backbone load strictly through :func:`load_model_weights` (``decode_head.`` ->
-    ``head.`` for mmpose estimators); other models go to ``upstream`` unchanged. Returns the checkpoint dict (its
-    ``meta`` gives ``dataset_meta``)."""
+    that models for which ``applies_to(model)`` holds (those with a Sapiens2 backbone) load strictly through
+    :func:`load_model_weights` (``decode_head.`` -> ``head.`` for mmpose estimators); other models go to ``upstream``
+    unchanged. Returns the checkpoint dict (its ``meta`` gives ``dataset_meta``)."""
 
     def load_checkpoint(model: nn.Module, filename: str, map_location: MapLocation = None, strict: bool = False,
                         logger=None, revise_keys: list = [(r'^module\.', '')]) -> dict:
-        if not contains_sapiens2(model):
+        if not applies_to(model):
             return upstream(model, filename, map_location, strict, logger, revise_keys)
         from mmengine.runner.checkpoint import _load_checkpoint
         checkpoint = _load_checkpoint(filename, map_location or 'cpu', logger)

@@ -10,7 +10,13 @@ from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 from torch import nn
 
-from .checkpoint import apply_config_checkpoint_policy, extract_state_dict, load_model_weights, resolve_checkpoint_path
+from .checkpoint import (
+    apply_config_checkpoint_policy,
+    check_checkpoint_fit,
+    extract_state_dict,
+    load_model_weights,
+    resolve_checkpoint_path,
+)
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
 from .resume_checks import check_schedule_left, optimizer_mismatch_message, param_groups
 
@@ -63,13 +69,12 @@ class Sapiens2Runner(Runner):
                         map_location: Union[str, Callable] = 'cpu',
                         strict: Union[bool, None] = None,
                         revise_keys: list = [(r'^module.', '')]) -> dict:
-        from sapiens2.hub.config_check import check_model_fits_hub_config
         path = resolve_checkpoint_path(filename)
         model = self.model.module if is_model_wrapper(self.model) else self.model
         if isinstance(model, BaseTTAModel):  # tools/test.py --tta: the checkpoint holds the wrapped model's weights
             model = model.module
         fine_tuning = self._training and not self._resume
-        check_model_fits_hub_config(model, path, compare_labels=not fine_tuning)
+        check_checkpoint_fit(model, path, compare_labels=not fine_tuning)
         checkpoint = _load_checkpoint(path, map_location=map_location)
         self._loaded_param_groups = param_groups(checkpoint.get('optimizer') if isinstance(checkpoint, dict) else None)
         self.call_hook('after_load_checkpoint', checkpoint=checkpoint)

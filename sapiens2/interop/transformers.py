@@ -31,7 +31,14 @@ from mmengine.config import Config
 from mmengine.logging import MMLogger
 from torch import nn
 
-from sapiens2.engine.checkpoint import adapt_keys, compare_keys, load_weights, save_weights
+from sapiens2.engine.checkpoint import (
+    adapt_keys,
+    compare_keys,
+    extract_state_dict,
+    load_weights,
+    read_checkpoint_file,
+    save_weights,
+)
 from sapiens2.version import __version__
 
 from .transformers_config import (
@@ -179,7 +186,8 @@ def model_to_transformers(model: nn.Module,
 
     Args:
         model: A ``Sapiens2`` backbone or a task model (pose, seg, normal, pointmap, or a registered head); it may
-            live on the ``meta`` device when ``state_dict`` is given.
+            live on the ``meta`` device when ``state_dict`` is given. Its ``dataset_meta`` (when set) names the
+            labels: ``id2label`` from the keypoint or class names.
         out_dir: Output folder (created); existing output files are an error unless ``overwrite``.
         state_dict: The weights in the model's own layout (default: ``model.state_dict()``); checked strictly.
         backbone_only: Export the backbone of a task model as a ``Sapiens2Model``.
@@ -222,12 +230,18 @@ def export_to_transformers(config: Union[str, Config],
     """Export a checkpoint of ours (any supported file, URI and layout) with its config to a transformers folder.
 
     The model is built on the ``meta`` device (no memory for weights), the checkpoint is checked strictly against it,
-    and :func:`model_to_transformers` writes the folder. A bare backbone checkpoint (pretrain) goes with
-    ``backbone_only=True`` and any config whose ``model.backbone`` matches it. ``trust_checkpoint`` is that of
+    and :func:`model_to_transformers` writes the folder, its labels (``id2label``) named by the layout the checkpoint
+    carries (``meta.dataset_meta``), else by the config's dataset metainfo. A bare backbone checkpoint (pretrain) goes
+    with ``backbone_only=True`` and any config whose ``model.backbone`` matches it. ``trust_checkpoint`` is that of
     :func:`sapiens2.engine.checkpoint.load_weights`.
     """
     model = build_model(config, backbone_only, cfg_options=cfg_options)
-    state_dict = load_weights(checkpoint, trust_checkpoint=trust_checkpoint)
+    loaded = read_checkpoint_file(checkpoint, trust_checkpoint=trust_checkpoint)
+    state_dict = extract_state_dict(loaded, str(checkpoint))
+    if not backbone_only:
+        from sapiens2.apis.builder import model_dataset_meta
+        from sapiens2.engine.launch import load_config
+        model.dataset_meta = model_dataset_meta(load_config(config, cfg_options), model, loaded)
     if _is_backbone(model) and any(k.startswith('backbone.') for k in state_dict):
         state_dict = OrderedDict((k[len('backbone.'):], v) for k, v in state_dict.items() if k.startswith('backbone.'))
     state_dict = adapt_keys(state_dict, model)

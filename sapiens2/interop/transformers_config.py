@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from torch import nn
 
 from sapiens2.models.layers import LayerScale
+from sapiens2.structures import layout
 
 # The head layers transformers' checkpoint mapping renames (transformers/conversion_mapping.py, 5.x): a head with more
 # layers than this would leave keys unloaded.
@@ -160,24 +161,17 @@ def _check_feature(backbone: nn.Module, out_position: int, problems: List[str]) 
 
 def describe_pose_head(head: nn.Module, backbone: nn.Module) -> dict:
     """``Sapiens2HeatmapHead`` -> ``Sapiens2ForPoseEstimation`` (transposed-conv upsampling, 1x1 convs)."""
-    from sapiens2.metainfo import load_metainfo
     problems = []
     _check_feature(backbone, -1, problems)
     deconvs, convs = _convs(head.deconv_layers, nn.ConvTranspose2d), _convs(head.conv_layers, nn.Conv2d)
     _check_deconvs(deconvs, MAX_POSE_DECONVS, problems)
     _check_plain_convs(convs, MAX_POSE_CONVS, problems)
     _raise_if(problems, 'The pose head')
-    fields = dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_pose.out_channels)
-    meta = load_metainfo('keypoints308.json')
-    if fields['num_labels'] == meta['num_keypoints']:
-        fields['id2label'] = dict(enumerate(meta['keypoint_names']))
-        fields['flip_pairs'] = [list(pair) for pair in sorted({tuple(sorted(pair)) for pair in meta['flip_pairs']})]
-    return fields
+    return dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_pose.out_channels)
 
 
 def describe_seg_head(head: nn.Module, backbone: nn.Module) -> dict:
     """``Sapiens2SegHead`` -> ``Sapiens2ForSemanticSegmentation``."""
-    from sapiens2.metainfo import load_metainfo
     problems = []
     if head.input_transform is not None:
         problems.append(f'input_transform={head.input_transform!r}: transformers\' head reads one feature map')
@@ -187,12 +181,8 @@ def describe_seg_head(head: nn.Module, backbone: nn.Module) -> dict:
     _check_deconvs(deconvs, MAX_SEG_DECONVS, problems)
     _check_plain_convs(convs, MAX_SEG_CONVS, problems)
     _raise_if(problems, 'The seg head')
-    fields = dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_seg.out_channels,
-                  semantic_loss_ignore_index=int(head.ignore_index))
-    meta = load_metainfo('seg29.json')
-    if fields['num_labels'] == meta['num_classes']:
-        fields['id2label'] = dict(enumerate(meta['class_names']))
-    return fields
+    return dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_seg.out_channels,
+                semantic_loss_ignore_index=int(head.ignore_index))
 
 
 def _dense_trunk_fields(head: nn.Module, problems: List[str]) -> Tuple[dict, int]:
@@ -296,8 +286,23 @@ def find_head(model: nn.Module) -> Tuple[Optional[HeadConverter], Optional[nn.Mo
                                       '(head / decode_head) to convert.')
 
 
+def layout_fields(task: str, meta: Optional[dict], num_labels: Optional[int]) -> dict:
+    """``id2label`` (pose: the keypoint names, and ``flip_pairs``; seg: the class names) of a model's layout, its
+    ``dataset_meta`` (:mod:`sapiens2.structures.layout`: the 308/29 layouts for a model that carries none); {} when
+    the labels have no names."""
+    if task == 'pose':
+        names, fields = layout.keypoint_names(meta, num_labels), dict(flip_pairs=layout.flip_pairs(meta, num_labels))
+    elif task == 'seg':
+        names, fields = layout.class_names(meta, num_labels), {}
+    else:
+        return {}
+    fields = {key: value for key, value in fields.items() if value is not None}
+    return dict(fields, id2label=dict(enumerate(names))) if names else fields
+
+
 def describe_model(model: nn.Module, backbone_only: bool = False) -> Tuple[str, dict]:
-    """(transformers class name, ``Sapiens2Config`` fields) of a built backbone or task model."""
+    """(transformers class name, ``Sapiens2Config`` fields) of a built backbone or task model; labels named by the
+    model's ``dataset_meta`` (:func:`layout_fields`)."""
     converter, head = (None, None) if backbone_only else find_head(model)
     backbone = model if type(model).__name__ == 'Sapiens2' else getattr(model, 'backbone', None)
     if type(backbone).__name__ != 'Sapiens2':
@@ -307,6 +312,7 @@ def describe_model(model: nn.Module, backbone_only: bool = False) -> Tuple[str, 
     if converter is None:
         return BACKBONE_HF_CLASS, fields
     fields.update(converter.describe(head, backbone))
+    fields.update(layout_fields(converter.task, getattr(model, 'dataset_meta', None), fields.get('num_labels')))
     return converter.hf_class, fields
 
 

@@ -6,12 +6,11 @@ from .dense_maps import (
                          depth_to_bgr,
                          normals_to_bgr,
                          overlay_labels,
-                         seg29_palette,
                          side_by_side,
 )
-from .keypoints import draw_keypoints, keypoints308_style
+from .keypoints import draw_keypoints
 
 __all__ = [
     'PANELS', 'albedo_to_bgr', 'composite_picture', 'contact_sheet', 'depth_bounds', 'depth_to_bgr', 'draw_keypoints',
-    'keypoints308_style', 'normals_to_bgr', 'overlay_labels', 'seg29_palette', 'side_by_side', 'write_composites'
+    'normals_to_bgr', 'overlay_labels', 'side_by_side', 'write_composites'
 ]

@@ -3,7 +3,9 @@ albedo | alpha], and a contact sheet of such pictures.
 
 The inputs are the per-task result dicts of :class:`sapiens2.apis.Sapiens2Inferencer` (``pose``: ``keypoints``,
 ``keypoint_scores``, ``bboxes``; ``seg``: ``labels``; ``normal``: ``normal``; ``pointmap``: ``depth``; ``albedo``:
-``albedo``; ``matting``: ``alpha``). A task without a result gets a grey panel that says so.
+``albedo``; ``matting``: ``alpha``). A task without a result gets a grey panel that says so. Pose and seg panels
+are drawn in the layout of the task's ``dataset_meta`` given in ``metainfo`` (the model's; without one, the layout of a
+model that carries none, :mod:`sapiens2.structures.layout`).
 """
 import os
 import os.path as osp
@@ -11,6 +13,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
+
+from sapiens2.structures.layout import class_palette, keypoint_style
 
 from .dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side
 from .keypoints import draw_keypoints
@@ -33,14 +37,16 @@ def foreground_mask(results: Mapping[str, dict]) -> Optional[np.ndarray]:
 
 
 def task_panel(image: np.ndarray, task: str, result: dict, mask: Optional[np.ndarray], kpt_thr: float = 0.3,
-               seg_opacity: float = 0.5) -> np.ndarray:
-    """The picture of one task's ``result`` on a BGR ``image`` (same size as the image)."""
+               seg_opacity: float = 0.5, meta: Optional[Mapping] = None) -> np.ndarray:
+    """The picture of one task's ``result`` on a BGR ``image`` (same size as the image); ``meta`` is the model's
+    ``dataset_meta`` (pose and seg colours)."""
     if task == 'pose':
         size = max(1, int(round(image.shape[0] / 192)))  # 2 px lines and points at 384 px
-        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], kpt_thr=kpt_thr, radius=size,
-                              thickness=size, bboxes=result.get('bboxes'))
+        style = keypoint_style(meta, result['keypoints'].shape[1])
+        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style, kpt_thr=kpt_thr,
+                              radius=size, thickness=size, bboxes=result.get('bboxes'))
     if task == 'seg':
-        return overlay_labels(image, result['labels'], opacity=seg_opacity)
+        return overlay_labels(image, result['labels'], class_palette(meta), opacity=seg_opacity)
     if task == 'normal':
         return normals_to_bgr(result['normal'], mask)
     if task == 'pointmap':
@@ -84,9 +90,11 @@ def missing_panel(image: np.ndarray, task: str) -> np.ndarray:
 
 
 def composite_picture(image: np.ndarray, results: Mapping[str, dict], kpt_thr: float = 0.3,
-                      panels: Sequence[Tuple[str, Optional[str]]] = PANELS) -> np.ndarray:
+                      panels: Sequence[Tuple[str, Optional[str]]] = PANELS,
+                      metainfo: Optional[Mapping[str, Mapping]] = None) -> np.ndarray:
     """[image | pose skeleton | body parts | normals | depth | albedo | alpha] of one BGR ``image`` (H, W, 3),
-    each panel titled; the result is (H + title, len(panels) * W, 3) uint8 BGR."""
+    each panel titled; the result is (H + title, len(panels) * W, 3) uint8 BGR. ``metainfo``: the ``dataset_meta``
+    of each task's model, by task name."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f'the image must be (H, W, 3) uint8 BGR, got {image.shape} {image.dtype}')
     mask = foreground_mask(results)
@@ -96,7 +104,7 @@ def composite_picture(image: np.ndarray, results: Mapping[str, dict], kpt_thr: f
         if task is None:
             picture = image
         elif task in results:
-            picture = task_panel(image, task, results[task], mask, kpt_thr)
+            picture = task_panel(image, task, results[task], mask, kpt_thr, meta=(metainfo or {}).get(task))
         else:
             picture = missing_panel(image, task)
         pictures.append(titled(picture, title, height))
@@ -115,16 +123,17 @@ def contact_sheet(pictures: Sequence[np.ndarray], width: Optional[int] = None) -
 
 def write_composites(frames: Sequence[Tuple[str, np.ndarray, Dict[str, dict]]], out_dir: str,
                      kpt_thr: float = 0.3, sheet_name: Optional[str] = 'contact_sheet.jpg',
-                     sheet_width: int = 1600) -> List[str]:
+                     sheet_width: int = 1600, metainfo: Optional[Mapping[str, Mapping]] = None) -> List[str]:
     """Write ``<out_dir>/<name>.png``, the composite picture of each ``(name, BGR image, per-task results)`` frame,
-    and (unless ``sheet_name`` is None) their contact sheet; return the paths, the sheet last."""
+    and (unless ``sheet_name`` is None) their contact sheet; return the paths, the sheet last. ``metainfo`` as in
+    :func:`composite_picture`."""
     names = [name for name, _, _ in frames]
     if len(set(names)) != len(names):
         raise ValueError(f'frame names must be unique, got {names}')
     os.makedirs(out_dir, exist_ok=True)
     paths, pictures = [], []
     for name, image, results in frames:
-        picture = composite_picture(image, results, kpt_thr)
+        picture = composite_picture(image, results, kpt_thr, metainfo=metainfo)
         path = osp.join(out_dir, f'{name}.png')
         if not cv2.imwrite(path, picture):
             raise OSError(f'could not write {path}')

@@ -4,17 +4,16 @@ from typing import Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-
-def seg29_palette() -> np.ndarray:
-    """The 29-class "dome29" palette as a (29, 3) uint8 RGB array."""
-    from sapiens2.datasets.seg.metainfo import load_seg29
-    return np.array(load_seg29()['palette_rgb'], dtype=np.uint8)
+from sapiens2.structures.layout import class_palette
 
 
 def overlay_labels(image: np.ndarray, labels: np.ndarray, palette: Optional[np.ndarray] = None,
                    opacity: float = 0.5) -> np.ndarray:
-    """Blend a colour-coded label map (H, W) over a BGR image (``opacity`` = weight of the palette colour)."""
-    palette = seg29_palette() if palette is None else np.asarray(palette, dtype=np.uint8)
+    """Blend a colour-coded label map (H, W) over a BGR image (``opacity`` = weight of the palette colour).
+
+    ``palette``: (N, 3) RGB, the model's (:func:`sapiens2.structures.layout.class_palette` of its ``dataset_meta``);
+    default: that of a model without metainfo."""
+    palette = class_palette(None) if palette is None else np.asarray(palette, dtype=np.uint8)
     if labels.shape != image.shape[:2]:
         raise ValueError(f'label map {labels.shape} does not match the image {image.shape[:2]}')
     if labels.size and int(labels.max()) >= len(palette):

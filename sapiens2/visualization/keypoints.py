@@ -1,18 +1,10 @@
-"""Draw top-down keypoint predictions (skeleton links and points) with the dataset's colours."""
+"""Draw top-down keypoint predictions (skeleton links and points) in the colours of the model's layout."""
 from typing import Optional, Sequence
 
 import cv2
 import numpy as np
 
-
-def keypoints308_style() -> dict:
-    """Colours and links of the 308-keypoint layout: ``point_colors`` (K, 3) RGB, ``links`` (L, 2),
-    ``link_colors`` (L, 3) RGB."""
-    from sapiens2.datasets.pose.metainfo import load_keypoints308_json
-    data = load_keypoints308_json()
-    return dict(point_colors=np.array([k['color'] for k in data['keypoint_info']], dtype=np.uint8),
-                links=np.array([link['link'] for link in data['skeleton_links']], dtype=np.int64),
-                link_colors=np.array([link['color'] for link in data['skeleton_links']], dtype=np.uint8))
+from sapiens2.structures.layout import keypoint_style
 
 
 def _scaled(size: Optional[int], image: np.ndarray, fraction: float) -> int:
@@ -34,16 +26,18 @@ def draw_keypoints(image: np.ndarray,
         image: (H, W, 3) uint8 BGR.
         keypoints: (N, K, 2) pixel coordinates (x, y).
         scores: (N, K); points and links with a score below ``kpt_thr`` are skipped.
-        style: ``point_colors``/``links``/``link_colors`` (RGB) as from :func:`keypoints308_style` (the default).
+        style: ``point_colors``/``links``/``link_colors`` (RGB) as from
+            :func:`sapiens2.structures.layout.keypoint_style` of the model's ``dataset_meta``; default: that of a
+            model without metainfo (the 308 style for 308 keypoints, plain points otherwise).
         radius, thickness: point radius and link width; default proportional to the image size.
         bboxes: optional (N, 4) xyxy boxes drawn in white.
     Returns:
         The drawn (H, W, 3) uint8 BGR image.
     """
-    style = style or keypoints308_style()
     keypoints, scores = np.asarray(keypoints, dtype=np.float64), np.asarray(scores)
     if keypoints.ndim != 3 or keypoints.shape[:2] != scores.shape:
         raise ValueError(f'keypoints must be (N, K, 2) and scores (N, K), got {keypoints.shape} and {scores.shape}')
+    style = style or keypoint_style(None, keypoints.shape[1])
     if keypoints.shape[1] != len(style['point_colors']):
         raise ValueError(f'{keypoints.shape[1]} keypoints but the style has {len(style["point_colors"])} colours')
     canvas = np.ascontiguousarray(image.copy())

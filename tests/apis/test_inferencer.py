@@ -55,7 +55,8 @@ def test_user_boxes_and_files_written(inferencer, tmp_path):
     assert cv2.imread(str(out / 'seg' / 'p1.png')).shape == (70, 140, 3)  # image | overlay
     np.testing.assert_array_equal(np.load(out / 'seg' / 'p1_seg.npy'), results[1]['seg']['labels'])
     content = json.loads((out / 'pose' / 'photos_predictions.json').read_text())
-    assert set(content) == {'video', 'image_size', 'num_keypoints', 'kpt_thr_used', 'frames'}
+    assert set(content) == {'video', 'image_size', 'num_keypoints', 'kpt_thr_used', 'frames', 'keypoint_names'}
+    assert len(content['keypoint_names']) == 308 and content['keypoint_names'][0] == 'nose'
     assert content['num_keypoints'] == 308 and [f['image_name'] for f in content['frames']] == ['p0', 'p1']
     instance = content['frames'][0]['instances'][1]
     assert instance['bbox'] == [20, 10, 45, 55] and len(instance['keypoints']) == 308

@@ -43,6 +43,7 @@ def test_pt2_export_matches_eager_and_records_its_rope_mode(model, tmp_path):
     paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['pt2'])
     meta = json.loads(Path(paths['json']).read_text())
     assert meta['pt2_rope_dtype'] == 'torch.bfloat16'
+    assert len(meta['dataset_meta']['classes']) == 29 == len(meta['dataset_meta']['palette'])  # the model's layout
     assert meta['parity'][0]['passed'] and max(meta['parity'][0]['max_abs_diff']) <= 1e-5
     program = torch.export.load(paths['pt2'])
     pixels = torch.rand(3, 3, 64, 48) * 255  # another batch size: the batch dimension is dynamic

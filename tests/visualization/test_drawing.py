@@ -2,22 +2,16 @@
 import numpy as np
 import pytest
 
+from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.visualization.dense_maps import (
     albedo_to_bgr,
     depth_bounds,
     depth_to_bgr,
     normals_to_bgr,
     overlay_labels,
-    seg29_palette,
     side_by_side,
 )
-from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
-
-
-def test_keypoints308_style_has_the_metainfo_colours_and_links():
-    style = keypoints308_style()
-    assert style['point_colors'].shape == (308, 3) and style['links'].shape == (65, 2)
-    assert style['link_colors'].shape == (65, 3) and style['links'].max() < 308
+from sapiens2.visualization.keypoints import draw_keypoints
 
 
 def test_draw_keypoints_paints_visible_points_in_their_bgr_colour_only():
@@ -36,14 +30,16 @@ def test_draw_keypoints_paints_visible_points_in_their_bgr_colour_only():
 
 def test_draw_keypoints_rejects_mismatched_shapes():
     with pytest.raises(ValueError, match='colours'):
-        draw_keypoints(np.zeros((8, 8, 3), np.uint8), np.zeros((1, 5, 2)), np.zeros((1, 5)))
+        draw_keypoints(np.zeros((8, 8, 3), np.uint8), np.zeros((1, 5, 2)), np.zeros((1, 5)), keypoint_style(None, 308))
+    with pytest.raises(ValueError, match=r'\(N, K, 2\)'):
+        draw_keypoints(np.zeros((8, 8, 3), np.uint8), np.zeros((1, 5, 2)), np.zeros((1, 4)))
 
 
 def test_overlay_blends_the_palette_colour():
     image = np.full((2, 2, 3), 100, np.uint8)
     labels = np.array([[0, 1], [2, 28]])
     out = overlay_labels(image, labels, opacity=0.5)
-    palette = seg29_palette()
+    palette = class_palette(None, 29)
     expected = np.round(100 * 0.5 + palette[labels][..., ::-1] * 0.5)
     np.testing.assert_array_equal(out, expected)
     with pytest.raises(ValueError, match='does not match'):

@@ -5,7 +5,8 @@ Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out PREFIX [--formats
 CONFIG is a config file or a model alias (``seg-1b``: its config and, without CHECKPOINT, its checkpoint);
 CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
 
-Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures). Fails
+Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures, and the
+model's layout as ``dataset_meta``: keypoint names and skeleton, or classes and palette). Fails
 with a non-zero exit code when an export does not match the eager model within tolerance (docs/inference.md).
 Existing files are replaced only when an earlier export wrote them there, or with --overwrite.
 """

@@ -16,17 +16,9 @@ import numpy as np
 from mmengine.registry import DATASETS, init_default_scope
 
 from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
-from sapiens2.visualization.keypoints import draw_keypoints, keypoints308_style
-
-
-def keypoint_style(meta: dict, num_keypoints: int) -> dict:
-    """Drawing style from an mmpose dataset_meta (falls back to the 308-keypoint style)."""
-    if len(meta.get('keypoint_colors', [])) == num_keypoints:
-        return dict(point_colors=np.asarray(meta['keypoint_colors'], np.uint8),
-                    links=np.asarray(meta.get('skeleton_links', []), np.int64).reshape(-1, 2),
-                    link_colors=np.asarray(meta.get('skeleton_link_colors', []), np.uint8).reshape(-1, 3))
-    return keypoints308_style()
+from sapiens2.visualization.keypoints import draw_keypoints
 
 
 def draw_targets(image: np.ndarray, sample, meta: dict, dataset_type: str) -> np.ndarray:
@@ -38,9 +30,7 @@ def draw_targets(image: np.ndarray, sample, meta: dict, dataset_type: str) -> np
         return draw_keypoints(image, kpts, visible, keypoint_style(meta, kpts.shape[1]), kpt_thr=0.5)
     if 'gt_sem_seg' in sample:
         labels = _to_image_size(sample.gt_sem_seg.data[0].cpu().numpy().astype(np.uint8), image)
-        palette = meta.get('palette')
-        palette = None if palette is None else np.asarray(palette, np.uint8)
-        return overlay_labels(image, np.where(labels == 255, 0, labels).astype(np.int64), palette)
+        return overlay_labels(image, np.where(labels == 255, 0, labels).astype(np.int64), class_palette(meta))
     if 'gt_dense' in sample:
         data = _to_image_size(sample.gt_dense.data.cpu().float().numpy().transpose(1, 2, 0), image)
         mask = (_to_image_size(sample.gt_dense.mask.cpu().numpy()[0].astype(np.uint8), image).astype(bool)

@@ -1,4 +1,5 @@
-"""308-keypoint top-down pose inference: person boxes (user, detector or whole image) -> keypoints."""
+"""Top-down pose inference in the model's own keypoint layout: person boxes (user, detector or whole image) ->
+keypoints."""
 import json
 import logging
 from typing import List, Optional, Sequence
@@ -8,6 +9,7 @@ from mmengine.logging import print_log
 from torch import nn
 
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.structures import layout
 from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
 
@@ -23,8 +25,10 @@ class PoseInferenceTask(BaseInferenceTask):
     frame where it finds nobody gets an empty result and a logged notice), else the whole image. Crops run through
     the config's test pipeline and ``model.test_step`` (flip test and the codec's decoding as configured).
     Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,), ``keypoints`` (N, K, 2) image pixels,
-    ``keypoint_scores`` (N, K). Writes ``<group>_predictions.json`` per folder or video in the official schema and
-    draws the skeleton with the metainfo colours and links.
+    ``keypoint_scores`` (N, K), K and their order those of the model's layout (its ``dataset_meta``, from the
+    checkpoint or the config; :mod:`sapiens2.structures.layout`). Writes ``<group>_predictions.json`` per folder or
+    video in the official schema plus ``keypoint_names``, and draws the skeleton in the layout's colours and links
+    (:meth:`keypoint_style`).
 
     Args:
         kpt_thr: Keypoint score threshold for drawing (recorded in the JSON as ``kpt_thr_used``).
@@ -33,7 +37,8 @@ class PoseInferenceTask(BaseInferenceTask):
         batch_size: Person crops per forward.
         radius, thickness: Drawing sizes (default proportional to the image).
         keypoint_format: Return, draw and write the keypoints in another layout (``coco17``, ``coco_wholebody``,
-            ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308.
+            ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308; only for a
+            model that predicts the 308 keypoints.
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
@@ -52,6 +57,12 @@ class PoseInferenceTask(BaseInferenceTask):
         self.kpt_thr, self.bbox_thr, self.nms_thr, self.batch_size = kpt_thr, bbox_thr, nms_thr, batch_size
         self.radius, self.thickness = radius, thickness
         self.keypoint_format = get_keypoint_format(keypoint_format) if keypoint_format else None
+        meta = model.dataset_meta
+        self.num_keypoints = int(meta.get('num_keypoints') or len(layout.keypoint_names(meta) or ()))
+        if self.keypoint_format is not None and not layout.is_keypoints308(meta, self.num_keypoints):
+            raise ValueError(f'keypoint format {keypoint_format!r} converts the Sapiens2 308 keypoints, but this model '
+                             f'predicts {self.num_keypoints} keypoints of its own layout '
+                             f'({meta.get("dataset_name", "its dataset_meta")}); drop --keypoint-format')
 
     def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None,
                 names: Optional[Sequence[str]] = None, **kwargs) -> List[dict]:
@@ -77,20 +88,32 @@ class PoseInferenceTask(BaseInferenceTask):
             if boxes is None:
                 print_log(f'{name}: the person detector found nobody (score > {self.bbox_thr}); no pose for this '
                           'frame', logger='current', level=logging.WARNING)
-            num_kpts = self.model.dataset_meta['num_keypoints']
             return dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
-                        keypoints=np.zeros((0, num_kpts, 2), np.float32),
-                        keypoint_scores=np.zeros((0, num_kpts), np.float32))
+                        keypoints=np.zeros((0, self.num_keypoints, 2), np.float32),
+                        keypoint_scores=np.zeros((0, self.num_keypoints), np.float32))
         pred = [sample.pred_instances for sample in samples]
         return dict(bboxes=np.concatenate([p.bboxes for p in pred]).astype(np.float32),
                     bbox_scores=np.concatenate([p.bbox_scores for p in pred]).astype(np.float32),
                     keypoints=np.concatenate([p.keypoints for p in pred]).astype(np.float32),
                     keypoint_scores=np.concatenate([p.keypoint_scores for p in pred]).astype(np.float32))
 
+    def keypoint_style(self) -> dict:
+        """Colours and links the pictures are drawn with (:func:`sapiens2.visualization.keypoints.draw_keypoints`):
+        the keypoint format's, else the model's layout's; override to colour differently (e.g. per track)."""
+        if self.keypoint_format is not None:
+            return self.keypoint_format.style()
+        return layout.keypoint_style(self.model.dataset_meta, self.num_keypoints)
+
+    def keypoint_names(self) -> Optional[List[str]]:
+        """Names of the returned keypoints, in order (None for a model without keypoint metainfo)."""
+        if self.keypoint_format is not None:
+            return list(self.keypoint_format.keypoint_names)
+        return layout.keypoint_names(self.model.dataset_meta, self.num_keypoints)
+
     def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
-        style = self.keypoint_format.style() if self.keypoint_format is not None else None
-        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style=style, kpt_thr=self.kpt_thr,
-                              radius=self.radius, thickness=self.thickness, bboxes=result['bboxes'])
+        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style=self.keypoint_style(),
+                              kpt_thr=self.kpt_thr, radius=self.radius, thickness=self.thickness,
+                              bboxes=result['bboxes'])
 
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
         """``<group>_predictions.json``: {video, image_size, num_keypoints, kpt_thr_used, frames: [{image_name,
@@ -101,8 +124,9 @@ class PoseInferenceTask(BaseInferenceTask):
         content = dict(video=group, image_size=records[0]['image_size'] if records else None,
                        num_keypoints=int(num_keypoints), kpt_thr_used=self.kpt_thr, frames=frames)
         if self.keypoint_format is not None:
-            content.update(keypoint_format=self.keypoint_format.name,
-                           keypoint_names=list(self.keypoint_format.keypoint_names))
+            content.update(keypoint_format=self.keypoint_format.name)
+        if self.keypoint_names() is not None:
+            content.update(keypoint_names=self.keypoint_names())
         path = self.out_path(out_dir, group, '_predictions.json')
         with open(path, 'w') as f:
             json.dump(content, f)

@@ -5,6 +5,7 @@ from typing import List, Optional
 import numpy as np
 
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.structures import layout
 from sapiens2.visualization.dense_maps import overlay_labels, side_by_side
 
 from .dense import DenseInferenceTask
@@ -12,10 +13,11 @@ from .dense import DenseInferenceTask
 
 @INFERENCE_TASKS.register_module()
 class SegInferenceTask(DenseInferenceTask):
-    """29-class body-part segmentation: result ``labels`` (H, W) uint8 at the original size (``pred_sem_seg``).
+    """Body-part segmentation: result ``labels`` (H, W) uint8 at the original size (``pred_sem_seg``).
 
     Writes ``<stem>_seg.npy`` (the label map) and draws [image | palette overlay] side by side
-    (as the official ``vis_seg.py``, which stretches the image to the input as the seg test pipelines do).
+    (as the official ``vis_seg.py``, which stretches the image to the input as the seg test pipelines do), in the
+    palette of the model's layout (its ``dataset_meta``; :func:`sapiens2.structures.layout.class_palette`).
 
     Args:
         opacity: Weight of the palette colour in the overlay.
@@ -27,12 +29,14 @@ class SegInferenceTask(DenseInferenceTask):
     def __init__(self, model, cfg, dtype: str = 'fp32', opacity: float = 0.5) -> None:
         super().__init__(model, cfg, dtype)
         self.opacity = opacity
+        head = getattr(model, 'decode_head', None)
+        self.palette = layout.class_palette(getattr(model, 'dataset_meta', None), getattr(head, 'num_classes', None))
 
     def decode(self, sample) -> dict:
         return dict(labels=sample.pred_sem_seg.data[0].cpu().numpy().astype(np.uint8))
 
     def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
-        return side_by_side(image, overlay_labels(image, result['labels'], opacity=self.opacity))
+        return side_by_side(image, overlay_labels(image, result['labels'], self.palette, self.opacity))
 
     def save(self, image: np.ndarray, result: dict, out_dir: str, stem: str,
              context: Optional[dict] = None) -> List[str]:

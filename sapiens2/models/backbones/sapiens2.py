@@ -57,6 +57,11 @@ def resolve_arch(arch: Union[str, dict]) -> Dict[str, int]:
     return {k: int(arch[k]) for k in ARCH_KEYS}
 
 
+def contains_sapiens2(model: nn.Module) -> bool:
+    """Whether ``model`` has a :class:`Sapiens2` backbone anywhere inside (such models load strictly)."""
+    return any(isinstance(module, Sapiens2) for module in model.modules())
+
+
 def _to_hw(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
     return (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
 
