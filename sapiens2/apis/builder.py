@@ -97,7 +97,7 @@ def init_model(config: Union[str, Config],
     (:func:`model_dataset_meta`: the checkpoint's, else the config's).
     ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see docs/checkpoints.md).
     """
-    cfg = load_config(config, cfg_options)
+    cfg = load_config(config, cfg_options, check_data_layout=False)  # inference reads no dataset
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
     if isinstance(model_cfg.get('backbone'), dict):

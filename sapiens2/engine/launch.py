@@ -12,12 +12,14 @@ from sapiens2.utils.config_check import check_config
 from sapiens2.utils.custom_layout import apply_custom_layout
 
 
-def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) -> Config:
+def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, check_data_layout: bool = True
+                ) -> Config:
     """Reads a config (a file, a packaged ``sapiens2::pose/...`` name, or a ``Config``) and merges ``cfg_options``.
 
     Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
     module is built. A ``custom_metainfo`` layout is written into the datasets and the model here
-    (:func:`~sapiens2.utils.custom_layout.apply_custom_layout`).
+    (:func:`~sapiens2.utils.custom_layout.apply_custom_layout`). ``check_data_layout=False`` (inference, which
+    reads no dataset) skips the checks of the head and metrics against the datasets' layout.
     """
     if isinstance(config, Config):
         cfg = config
@@ -36,7 +38,7 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None) 
     if cfg_options:
         cfg.merge_from_dict(cfg_options)
     apply_custom_layout(cfg)
-    check_config(cfg)
+    check_config(cfg, check_data_layout)
     return cfg
 
 

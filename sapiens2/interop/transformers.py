@@ -89,7 +89,7 @@ def build_model(config: Union[str, Config], backbone_only: bool = False, device:
     from mmengine.registry import MODELS, init_default_scope
 
     from sapiens2.engine.launch import load_config
-    cfg = load_config(config, cfg_options)
+    cfg = load_config(config, cfg_options, check_data_layout=False)  # conversion reads no dataset
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
     if isinstance(model_cfg.get('backbone'), dict):
@@ -241,7 +241,8 @@ def export_to_transformers(config: Union[str, Config],
     if not backbone_only:
         from sapiens2.apis.builder import model_dataset_meta
         from sapiens2.engine.launch import load_config
-        model.dataset_meta = model_dataset_meta(load_config(config, cfg_options), model, loaded)
+        cfg = load_config(config, cfg_options, check_data_layout=False)
+        model.dataset_meta = model_dataset_meta(cfg, model, loaded)
     if _is_backbone(model) and any(k.startswith('backbone.') for k in state_dict):
         state_dict = OrderedDict((k[len('backbone.'):], v) for k, v in state_dict.items() if k.startswith('backbone.'))
     state_dict = adapt_keys(state_dict, model)
@@ -381,7 +382,7 @@ def load_model_from_transformers(hf_dir: str,
 
 def _is_bare(config: Union[str, Config]) -> bool:
     from sapiens2.engine.launch import load_config
-    return load_config(config).model.get('type') == 'Sapiens2'
+    return load_config(config, check_data_layout=False).model.get('type') == 'Sapiens2'
 
 
 def _is_backbone(model: nn.Module) -> bool:

@@ -38,9 +38,10 @@ class ConfigKeyWarning(UserWarning):
     """A top-level config key that nothing reads and that resembles one the Runner reads (e.g. ``load_form``)."""
 
 
-def check_config(cfg: Config) -> None:
+def check_config(cfg: Config, check_data_layout: bool = True) -> None:
     """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config), then
-    the arguments of every module (:mod:`.config_arguments`) and the layout (:mod:`.config_layout`)."""
+    the arguments of every module (:mod:`.config_arguments`) and, with ``check_data_layout``, the layout of the
+    model against the datasets (:mod:`.config_layout`)."""
     from .config_arguments import check_config_arguments
     from .config_layout import check_layout
     check_config_types(cfg)
@@ -48,7 +49,8 @@ def check_config(cfg: Config) -> None:
     check_config_values(cfg)
     check_top_level_keys(cfg)
     check_strategy_runner(cfg)
-    check_layout(cfg)
+    if check_data_layout:
+        check_layout(cfg)
 
 
 # ------------------------------------------------------------------------------------------------ top-level keys
