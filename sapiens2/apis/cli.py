@@ -9,6 +9,7 @@ from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import alias_for, sizes, tasks
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import threshold
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -41,9 +42,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
     parser.add_argument('--det-checkpoint', default=None,
                         help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
-    parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
-    parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
-    parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
+    parser.add_argument('--bbox-thr', type=threshold, default=0.3, help='detector score threshold')
+    parser.add_argument('--nms-thr', type=threshold, default=0.3, help='detector box NMS IoU threshold')
+    parser.add_argument('--kpt-thr', type=threshold, default=0.3, help='keypoint score threshold for drawing')
     parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
                         help='pose keypoints in this layout instead of the 308 (docs/pose.md: keypoint formats)')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
