@@ -2,16 +2,12 @@
 import warnings
 from typing import Optional, Tuple, Union
 
-import torch
 from mmengine.config import Config
 from mmengine.registry import DATASETS, MODELS, DefaultScope, init_default_scope
 from torch import nn
 
 from sapiens2.engine.launch import load_config
-
-
-def default_device() -> str:
-    return 'cuda' if torch.cuda.is_available() else 'cpu'
+from sapiens2.utils.devices import resolve_device
 
 
 def model_input_size(cfg: Config) -> Tuple[int, int]:
@@ -75,6 +71,7 @@ def init_model(config: Union[str, Config],
     ``model.cfg`` and the dataset metainfo as ``model.dataset_meta`` (see :func:`config_dataset_meta`).
     ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see docs/checkpoints.md).
     """
+    device = resolve_device(device)
     cfg = load_config(config, cfg_options)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
@@ -91,4 +88,4 @@ def init_model(config: Union[str, Config],
     dataset_meta = config_dataset_meta(cfg, model)
     if dataset_meta is not None:
         model.dataset_meta = dataset_meta
-    return model.to(device or default_device()).eval()
+    return model.to(device).eval()

@@ -10,6 +10,7 @@ from sapiens2.hub.model_zoo import alias_for, sizes, tasks
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import threshold
+from sapiens2.utils.devices import DTYPES
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -34,8 +35,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         '--model (default: the alias checkpoint)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
-    parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
-                        help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
+    parser.add_argument('--dtype', default='fp32', choices=DTYPES,
+                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only: docs/inference.md)')
     parser.add_argument('--batch-size', type=int, default=4, help='images (pose: person crops) per forward')
     parser.add_argument('--bboxes', default=None,
                         help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
