@@ -58,7 +58,7 @@ class Sapiens2Inferencer:
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
-        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), where the device runs it (:mod:`sapiens2.utils.devices`).
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), where the device runs it (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
