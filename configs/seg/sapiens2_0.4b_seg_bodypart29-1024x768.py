@@ -72,5 +72,6 @@ test_cfg = dict(type='TestLoop')
 
 default_hooks = dict(
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, save_best='mIoU', rule='greater'),
-    visualization=dict(type='SegVisualizationHook'))
+    visualization=dict(type='SegVisualizationHook'),
+    supervised_pixels=dict(type='SupervisedPixelsHook', ignore_index=255))  # an epoch of all-255 labels: an error
 visualizer = dict(type='SegLocalVisualizer', vis_backends=[dict(type='LocalVisBackend')], name='visualizer')

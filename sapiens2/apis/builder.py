@@ -2,16 +2,12 @@
 import warnings
 from typing import Optional, Tuple, Union
 
-import torch
 from mmengine.config import Config
 from mmengine.registry import DATASETS, MODELS, init_default_scope
 from torch import nn
 
 from sapiens2.engine.launch import load_config
-
-
-def default_device() -> str:
-    return 'cuda' if torch.cuda.is_available() else 'cpu'
+from sapiens2.utils.devices import resolve_device
 
 
 def model_input_size(cfg: Config) -> Tuple[int, int]:
@@ -97,6 +93,7 @@ def init_model(config: Union[str, Config],
     (:func:`model_dataset_meta`: the checkpoint's, else the config's).
     ``trust_checkpoint=True`` loads a torch file holding more than weights (runs its code; see docs/checkpoints.md).
     """
+    device = resolve_device(device)
     cfg = load_config(config, cfg_options, check_data_layout=False)  # inference reads no dataset
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
@@ -115,4 +112,4 @@ def init_model(config: Union[str, Config],
     dataset_meta = model_dataset_meta(cfg, model, loaded)
     if dataset_meta is not None:
         model.dataset_meta = dataset_meta
-    return model.to(device or default_device()).eval()
+    return model.to(device).eval()

@@ -9,6 +9,8 @@ from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import alias_for, sizes, tasks
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import threshold
+from sapiens2.utils.devices import DTYPES
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -33,17 +35,17 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         '--model (default: the alias checkpoint)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
-    parser.add_argument('--dtype', default='fp32', choices=('fp32', 'bf16', 'fp16'),
-                        help='forward precision (bf16/fp16 use autocast; meant for GPUs)')
+    parser.add_argument('--dtype', default='fp32', choices=DTYPES,
+                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only: docs/inference.md)')
     parser.add_argument('--batch-size', type=int, default=4, help='images (pose: person crops) per forward')
     parser.add_argument('--bboxes', default=None,
                         help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
     parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
     parser.add_argument('--det-checkpoint', default=None,
                         help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
-    parser.add_argument('--bbox-thr', type=float, default=0.3, help='detector score threshold')
-    parser.add_argument('--nms-thr', type=float, default=0.3, help='detector box NMS IoU threshold')
-    parser.add_argument('--kpt-thr', type=float, default=0.3, help='keypoint score threshold for drawing')
+    parser.add_argument('--bbox-thr', type=threshold, default=0.3, help='detector score threshold')
+    parser.add_argument('--nms-thr', type=threshold, default=0.3, help='detector box NMS IoU threshold')
+    parser.add_argument('--kpt-thr', type=threshold, default=0.3, help='keypoint score threshold for drawing')
     parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
                         help='pose keypoints in this layout instead of the 308, for models that predict the 308 '
                         'keypoints (docs/pose.md: keypoint formats)')

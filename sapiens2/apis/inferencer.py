@@ -9,6 +9,7 @@ from tqdm import tqdm
 from sapiens2.engine.checkpoint import trusted_checkpoints
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.utils.devices import check_dtype, resolve_device
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
@@ -57,7 +58,7 @@ class Sapiens2Inferencer:
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
-        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast; meant for GPUs).
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), where the device runs it (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
@@ -81,6 +82,8 @@ class Sapiens2Inferencer:
         weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
         if len(weights) != len(models):
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
+        device = resolve_device(device)
+        check_dtype(dtype, device)  # a device or dtype that cannot run fails before any model is built
         tasks = []
         with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
             for name, ckpt in zip(models, weights):

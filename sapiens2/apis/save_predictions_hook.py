@@ -19,7 +19,7 @@ class SavePredictionsHook(Hook):
     """After every test batch, convert each predicted sample with the config's inference task
     (:func:`sapiens2.apis.build_task`) and write its raw files with the task's ``save`` into ``out_dir``, named by
     the image's file stem: the files ``sapiens2-infer`` writes under ``<out>/<task>/`` for the same image (e.g.
-    normal ``<stem>.npy``, pointmap ``<stem>_depth.npy`` and ``<stem>.ply``).
+    normal ``<stem>.npy``, pointmap ``<stem>_depth.npy``, ``<stem>_valid.png`` and ``<stem>.ply``).
 
     A file of ``out_dir`` that an earlier run did not write there, or a test image, is never replaced
     (:class:`~sapiens2.apis.output_guard.OutputGuard`): such a name is an error. The files written are listed in the

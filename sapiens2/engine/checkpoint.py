@@ -13,6 +13,8 @@ wrappers or bare state dicts). The policy (docs/checkpoints.md):
   shape-mismatched key unless ``strict=False``;
 * **finite**: NaN/Inf weights raise :class:`NonFiniteWeightsError` naming the tensors unless
   ``allow_non_finite_weights=True`` (argument, ``init_cfg`` key or config key);
+* **floating**: an integer or bool tensor for a floating-point weight of the model raises :class:`WeightDtypeError`
+  naming it (``load_state_dict`` would cast its values as they are: a weight stored as the integer 27 becomes 27.0);
 * **schemes**: :func:`register_checkpoint_scheme` maps a URI prefix (``hf://``...) to a function returning a local
   file, for this loader and MMEngine's ``CheckpointLoader`` alike;
 * **fit checks**: :func:`register_checkpoint_check` adds a check of a checkpoint file against the model it is about
@@ -71,6 +73,10 @@ class CheckpointContentError(ValueError):
 
 class NonFiniteWeightsError(ValueError):
     """Weights about to be loaded into a model hold NaN or Inf values."""
+
+
+class WeightDtypeError(ValueError):
+    """A checkpoint holds integer or bool tensors where the model has floating-point weights."""
 
 
 # ------------------------------------------------------------------------------------------------- safe loading
@@ -433,6 +439,22 @@ def _expected_shapes(model: nn.Module) -> Dict[str, Optional[tuple]]:
     return {k: tuple(v.shape) for k, v in model.state_dict().items()}
 
 
+def check_floating_dtypes(state_dict: StateDict, dtypes: Mapping[str, torch.dtype], source: str) -> None:
+    """Raise :class:`WeightDtypeError` naming the tensors of ``state_dict`` that are integer or bool where ``dtypes``
+    (the model's key -> dtype) is floating point: loading would cast their values as they are."""
+    found = [(k, v.dtype, dtypes[k]) for k, v in state_dict.items()
+             if k in dtypes and dtypes[k].is_floating_point and not (v.is_floating_point() or v.is_complex())]
+    if not found:
+        return
+    shown = ', '.join(f'{k} ({str(have).replace("torch.", "")}, model {str(want).replace("torch.", "")})'
+                      for k, have, want in found[:_MAX_LISTED_NON_FINITE])
+    more = f' ... and {len(found) - _MAX_LISTED_NON_FINITE} more' if len(found) > _MAX_LISTED_NON_FINITE else ''
+    raise WeightDtypeError(
+        f'{source} holds integer weights in {len(found)} tensor(s) where the model has floating-point ones: '
+        f'{shown}{more}. Loading casts the values as they are (a weight stored as the integer 27 becomes 27.0, '
+        'not 0.027): the file is quantised or was written wrongly; use a floating-point checkpoint.')
+
+
 def _compare(expected: Mapping[str, Optional[tuple]],
              state_dict: StateDict) -> Tuple[List[str], List[str], List[str]]:
     missing = [k for k in expected if k not in state_dict]
@@ -504,9 +526,11 @@ def prepare_state_dict(state_dict: StateDict,
                        strict: bool = True,
                        prefix: Optional[str] = None,
                        allow_non_finite_weights: Optional[bool] = None,
+                       dtypes: Optional[Mapping[str, torch.dtype]] = None,
                        head_layout_may_differ: bool = False) -> Tuple[StateDict, List[str], List[str]]:
     """Adapts the keys of ``state_dict`` to ``model`` and checks it against the ``expected`` key -> shape (None:
-    unknown) mapping: the policy of :func:`load_model_weights`, shared with the FSDP strategy.
+    unknown) mapping and, when given, the model's key -> ``dtypes`` (:func:`check_floating_dtypes`): the policy of
+    :func:`load_model_weights`, shared with the FSDP strategy.
 
     With ``head_layout_may_differ`` (fine-tuning), a checkpoint that differs only in the output channels of head
     layers (:func:`other_head_layout`) loads every other tensor, the head's mismatched ones are left at their
@@ -516,6 +540,8 @@ def prepare_state_dict(state_dict: StateDict,
     """
     state_dict = adapt_keys(state_dict, model, prefix)
     check_finite(state_dict, source, allow_non_finite_weights)
+    if dtypes is not None:
+        check_floating_dtypes(state_dict, dtypes, source)
     missing, unexpected, mismatched = _compare(expected, state_dict)
     if head_layout_may_differ and other_head_layout(state_dict, expected, missing, unexpected, mismatched):
         MMLogger.get_current_instance().warning(_head_layout_notice(source, state_dict, expected, mismatched))
@@ -548,7 +574,8 @@ def load_model_weights(model: nn.Module,
     a Hub snapshot; :func:`register_checkpoint_check`). Strict by default: any missing, unexpected or
     shape-mismatched key raises :class:`CheckpointMismatchError` listing them. With ``strict=False`` the matching
     tensors are loaded, the rest is logged, and
-    (missing, unexpected) is returned. NaN/Inf weights raise :class:`NonFiniteWeightsError` unless
+    (missing, unexpected) is returned. Integer tensors for floating-point weights raise :class:`WeightDtypeError`;
+    NaN/Inf weights raise :class:`NonFiniteWeightsError` unless
     ``allow_non_finite_weights``; ``trust_checkpoint`` as in :func:`read_checkpoint_file` (both default to the
     process settings, :func:`set_checkpoint_policy`). ``source`` names the checkpoint in errors (default: the path).
     ``head_layout_may_differ``: fine-tuning to another keypoint set or other classes, see :func:`prepare_state_dict`.
@@ -557,8 +584,10 @@ def load_model_weights(model: nn.Module,
         source = source or str(checkpoint)
         checkpoint = read_model_checkpoint(model, checkpoint, map_location, trust_checkpoint)
     state_dict = extract_state_dict(checkpoint, source or 'the given state dict')
+    dtypes = {k: v.dtype for k, v in model.state_dict().items()}
     state_dict, missing, unexpected = prepare_state_dict(state_dict, model, _expected_shapes(model), source, strict,
-                                                         prefix, allow_non_finite_weights, head_layout_may_differ)
+                                                         prefix, allow_non_finite_weights, dtypes,
+                                                         head_layout_may_differ)
     model.load_state_dict(state_dict, strict=False)
     return missing, unexpected
 

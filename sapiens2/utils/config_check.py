@@ -7,7 +7,8 @@ each unknown type, where it is (dotted key path), and the closest registered nam
 key (``load_form``) is silently ignored by the Runner: :func:`check_top_level_keys` warns with the key it resembles.
 A wrong-typed value (``lr='fast'``) fails deep inside torch or MMEngine: :func:`check_config_values` raises
 :class:`ConfigValueError` up front. MMEngine's ``Runner`` silently ignores a ``strategy`` (e.g. FSDP), which only
-``FlexibleRunner`` uses: :func:`check_strategy_runner`.
+``FlexibleRunner`` uses: :func:`check_strategy_runner`. A pose decoder (codec) whose ``input_size`` differs from
+the crop size of the pipelines decodes keypoints to the wrong scale, silently: :func:`check_codec_input_size`.
 """
 import contextlib
 import difflib
@@ -49,6 +50,7 @@ def check_config(cfg: Config, check_data_layout: bool = True) -> None:
     check_config_values(cfg)
     check_top_level_keys(cfg)
     check_strategy_runner(cfg)
+    check_codec_input_size(cfg)
     if check_data_layout:
         check_layout(cfg)
 
@@ -260,3 +262,41 @@ def _suggest(name: str, known: set[str]) -> str:
     if not close:
         close = [k for k in known if k.lower() == name.lower()]
     return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ' (no similar registered name)'
+
+
+# ------------------------------------------------------------------------------------------------- pose codec
+def check_codec_input_size(cfg: Config | Mapping) -> None:
+    """Raise :class:`ConfigValueError` if ``model.head.decoder.input_size`` (the size the pose decoder maps heatmaps
+    back to) differs from an ``input_size`` in a dataloader's pipeline (the crop of ``TopdownAffine``, a target
+    encoder): keypoints would be decoded to the wrong place without any error."""
+    head = (cfg.get('model') or {}).get('head')
+    decoder = head.get('decoder') if isinstance(head, Mapping) else None
+    if not isinstance(decoder, Mapping) or decoder.get('input_size') is None:
+        return
+    expected = _size(decoder['input_size'])
+    for loader in ('train_dataloader', 'val_dataloader', 'test_dataloader'):
+        for path, value in _iter_input_sizes(cfg.get(loader), loader):
+            if _size(value) != expected:
+                source = getattr(cfg, 'filename', None) or '<config>'
+                raise ConfigValueError(
+                    f'{source}: model.head.decoder.input_size = {expected} but {path} = {_size(value)}: the decoder '
+                    'maps keypoints back from a crop of its own input_size, so they would land in the wrong place. '
+                    'Give both the same (width, height), e.g. one `codec` dict used as the decoder and as '
+                    "input_size=codec['input_size'] in the pipelines (as the configs under configs/pose do).")
+
+
+def _iter_input_sizes(node, path: str, in_pipeline: bool = False) -> Iterator[tuple[str, object]]:
+    """(dotted path, value) of every ``input_size`` under a ``pipeline`` of a dataloader config."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key == 'input_size' and in_pipeline:
+                yield f'{path}.{key}', value
+            elif key not in _DATA_KEYS:
+                yield from _iter_input_sizes(value, f'{path}.{key}', in_pipeline or key == 'pipeline')
+    elif isinstance(node, (list, tuple)):
+        for i, value in enumerate(node):
+            yield from _iter_input_sizes(value, f'{path}[{i}]', in_pipeline)
+
+
+def _size(value) -> tuple:
+    return tuple(value) if isinstance(value, (list, tuple)) else (value, )

@@ -50,9 +50,8 @@ def task_panel(image: np.ndarray, task: str, result: dict, mask: Optional[np.nda
     if task == 'normal':
         return normals_to_bgr(result['normal'], mask)
     if task == 'pointmap':
-        depth = result['depth']
-        valid = (depth > 0) & np.isfinite(depth)
-        return depth_to_bgr(depth, valid if mask is None else valid & mask)
+        valid = result.get('valid', np.ones(result['depth'].shape, bool))  # the pointmap task's validity mask
+        return depth_to_bgr(result['depth'], valid if mask is None else valid & mask)
     if task == 'albedo':
         return albedo_to_bgr(result['albedo'], mask)
     if task == 'matting':

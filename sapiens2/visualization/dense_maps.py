@@ -33,6 +33,13 @@ def normals_to_bgr(normals: np.ndarray, mask: Optional[np.ndarray] = None,
     return _masked(rgb[..., ::-1], mask, background)
 
 
+def valid_depth(depth: np.ndarray) -> np.ndarray:
+    """Where a depth map (H, W) is physically possible: finite and > 0 (in front of the camera). The one rule of the
+    pictures, point clouds and validity masks of depth predictions."""
+    with np.errstate(invalid='ignore'):
+        return np.isfinite(depth) & (depth > 0)
+
+
 def depth_bounds(depths: Sequence[np.ndarray], masks: Optional[Sequence[np.ndarray]] = None,
                  percentiles: Tuple[float, float] = (1, 99), limits: Tuple[float, float] = (0.1, 250.0)
                  ) -> Tuple[float, float]:
@@ -40,7 +47,7 @@ def depth_bounds(depths: Sequence[np.ndarray], masks: Optional[Sequence[np.ndarr
     to ``limits`` (metres)."""
     lows, highs = [], []
     for i, depth in enumerate(depths):
-        valid = depth[(depth > 0) & np.isfinite(depth)] if masks is None else depth[masks[i] & (depth > 0)]
+        valid = depth[valid_depth(depth) if masks is None else masks[i] & valid_depth(depth)]
         if valid.size:
             lows.append(np.percentile(valid, percentiles[0]))
             highs.append(np.percentile(valid, percentiles[1]))
@@ -52,11 +59,11 @@ def depth_bounds(depths: Sequence[np.ndarray], masks: Optional[Sequence[np.ndarr
 
 def depth_to_bgr(depth: np.ndarray, mask: Optional[np.ndarray] = None,
                  bounds: Optional[Tuple[float, float]] = None) -> np.ndarray:
-    """Metric depth (H, W) to a turbo colour map of inverse depth (near = red), BGR uint8; background black."""
-    if mask is None:
-        mask = (depth > 0) & np.isfinite(depth)
+    """Metric depth (H, W) to a turbo colour map of inverse depth (near = red), BGR uint8; pixels outside ``mask``
+    and of impossible depth (:func:`valid_depth`) black."""
+    mask = valid_depth(depth) if mask is None else mask & valid_depth(depth)
     near, far = bounds if bounds is not None else depth_bounds([depth], [mask])
-    inv = 1.0 / np.clip(depth, near, far)
+    inv = 1.0 / np.clip(np.where(mask, depth, far), near, far)
     scaled = (inv - 1.0 / far) / max(1.0 / near - 1.0 / far, 1e-12)
     gray = np.clip(scaled * 255.0, 0, 255).round().astype(np.uint8)
     return _masked(cv2.applyColorMap(gray, cv2.COLORMAP_TURBO), mask, None)

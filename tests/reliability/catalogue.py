@@ -11,6 +11,7 @@ The cases only use what users use (datasets, transforms, ``load_config``, the ba
 ``save_checkpoint``), so ``--report`` also measures an older checkout.
 """
 import argparse
+import contextlib
 import errno
 import functools
 import io
@@ -1164,6 +1165,197 @@ def _(tmp):
         assert cfg.tta_model.swap_seg_labels == [], 'the TTA model still swaps labels'
 
     return load, no_swap
+
+# Round 3 (silent results, devices and precisions): pose labels and codec, integer weights, all-ignored seg labels,
+# dense map sizes, pointmap validity, sapiens2-infer thresholds, devices and dtypes ---------------------------------
+POSE_NANO = REPO / 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
+
+
+class CommandError(Exception):
+    """A command-line tool ended with a non-zero exit code; the message is ``exit <code>: <what it printed>``."""
+
+
+def _command(main: Callable, argv: List[str]) -> Trigger:
+    """The call running a tool's ``main(argv)`` that raises :class:`CommandError` when the tool fails."""
+    def call():
+        printed = io.StringIO()
+        with contextlib.redirect_stderr(printed):
+            try:
+                code = main(argv)
+            except SystemExit as exit_:
+                code = exit_.code
+        if code:
+            raise CommandError(f'exit {code}: {printed.getvalue().strip()}')
+        return code
+
+    return call
+
+
+def _infer(tmp: Path, *options: str) -> Trigger:
+    """``sapiens2-infer`` on one small image with the nano pose config and ``options``."""
+    from sapiens2.apis.cli import main
+    cv2.imwrite(str(tmp / 'a.png'), np.full((H, W, 3), 128, np.uint8))
+    return _command(main, [str(tmp / 'a.png'), '--model', str(POSE_NANO), '--out', str(tmp / 'out'), '--quiet',
+                           *options])
+
+
+def _one_line(err: CommandError) -> None:
+    assert 'Traceback' not in str(err) and len(str(err).splitlines()) == 1, f'not one line: {err}'
+
+
+def _visibility_case(value) -> Callable[[Path], Trigger]:
+    def make(tmp):
+        ann = coco_annotation()
+        ann['annotations'][0]['keypoints'][3 * 3 + 2] = value
+        return lambda: _pose_dataset(tmp, ann)
+
+    return make
+
+
+for _value, _shown in ((-5, '-5'), (-1, '-1'), (7, '7'), (3.5, '3.5'), (2**70, '2**70'), (1e308, '1e308')):
+    case(f"pose-visibility-{_shown.replace('**', '^')}", 'pose dataset', f'a keypoint visibility of {_shown}',
+         'names the file, the annotation, the keypoint and the valid values 0, 1, 2 (instead of a negative or huge '
+         'keypoint weight in the loss)', error=ValueError, kind='AnnotationError',
+         match=r'{tmp}/ann\.json: annotation 1 field "keypoints" keypoint 3 has visibility '
+         rf'{re.escape(repr(_value))}; expected 0 \(not labelled\), 1 .* or 2')(_visibility_case(_value))
+
+
+@case('pose-category-not-listed', 'pose dataset', "an annotation whose category_id is not in the file's categories",
+      'names the file, the annotation, its category and the listed ids (instead of taking it as a person)',
+      error=ValueError, kind='AnnotationError',
+      match=r'{tmp}/ann\.json: annotation 1 has category_id 2, which "categories" does not list \(ids: \[1\]\)')
+def _(tmp):
+    ann = coco_annotation()
+    ann['annotations'][0]['category_id'] = 2
+    return lambda: _pose_dataset(tmp, ann)
+
+
+@case('pose-codec-input-size-differs', 'config',
+      "a pose decoder input_size other than the pipeline's (model.head.decoder.input_size=(192, 256) at 128x96)",
+      'names both config keys and the fix (instead of keypoints 44 px off on average); also when sapiens2-infer '
+      'builds the model', error=ValueError, kind='ConfigValueError',
+      match=r'model\.head\.decoder\.input_size = \(192, 256\) but train_dataloader\.dataset\.pipeline\[4\]\.input_size'
+      r" = \(96, 128\).*input_size=codec\['input_size'\]")
+def _(tmp):
+    from sapiens2.engine.launch import load_config
+    return lambda: load_config(str(POSE_NANO), {'model.head.decoder.input_size': (192, 256)})
+
+
+@case('checkpoint-integer-weights', 'checkpoints', 'a .safetensors file whose weights are integers',
+      'names the file, the tensors and both dtypes; the model keeps its weights (instead of loading 27.0 for a weight '
+      'stored as 27)', error=ValueError, kind='WeightDtypeError',
+      match=r'{tmp}/int\.safetensors holds integer weights in 1 tensor\(s\) .*: cls_token \(int32, model float32\)')
+def _(tmp):
+    import torch
+
+    from sapiens2.engine import load_model_weights, save_weights
+    state = _nano().state_dict()
+    state['cls_token'] = (state['cls_token'] * 1000).round().to(torch.int32)
+    save_weights(state, str(tmp / 'int.safetensors'))
+    model = _nano()
+    before = model.cls_token.detach().clone()
+
+    def untouched(_):
+        assert torch.equal(model.cls_token, before), 'the integer weights were loaded'
+
+    return lambda: load_model_weights(model, str(tmp / 'int.safetensors')), untouched
+
+
+@case('seg-all-labels-ignored', 'seg dataset', 'a label map whose every pixel is 255 (ignored)',
+      'a warning naming the label map: it supervises nothing (instead of loss 0, acc_seg 100 without a word)',
+      warning=UserWarning, kind='NoSupervisedPixelWarning', match=r'{tmp}/ann/0\.png: every pixel is 255 \(ignored\)')
+def _(tmp):
+    dataset = _seg_dataset(tmp, np.full((H, W), 255, np.uint8))
+    return lambda: dataset[0]
+
+
+@case('seg-epoch-without-supervision', 'training', 'a whole epoch of seg training batches whose labels are all 255',
+      'SupervisedPixelsHook (in the seg configs) stops at the end of the epoch, naming the dataset', error=ValueError,
+      match=r"Iteration 1: a whole epoch of training batches \(1 iterations\) of BodyPart29Dataset\(data_root='{tmp}'.*"
+      'had no supervised pixel')
+def _(tmp):
+    from mmengine.dataset import pseudo_collate
+    from mmengine.registry import HOOKS
+    from torch.utils.data import DataLoader
+    dataset = _seg_dataset(tmp, np.full((H, W), 255, np.uint8), pipeline=[
+        dict(type='LoadImageFromFile'), dict(type='LoadAnnotations'), dict(type='PackSegInputs')])
+    loader = DataLoader(dataset, batch_size=1, collate_fn=pseudo_collate)
+    hook = HOOKS.build(dict(type='SupervisedPixelsHook'))
+    runner = type('Runner', (), dict(iter=0, train_dataloader=loader))()
+
+    def one_epoch():
+        hook.before_train(runner)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # the per-sample warning is the case above
+            for runner.iter, batch in enumerate(loader):
+                hook.after_train_iter(runner, runner.iter, data_batch=batch)
+
+    return one_epoch
+
+
+@case('infer-threshold-nan', 'inference', 'sapiens2-infer --kpt-thr nan (also --bbox-thr, --nms-thr; inf, -0.1, 2)',
+      'an argument error: thresholds are finite numbers in [0, 1] (instead of drawing nothing)', error=CommandError,
+      match=r'exit 2: .*error: argument --kpt-thr: nan is not a threshold; give a finite number in \[0, 1\]')
+def _(tmp):
+    return _infer(tmp, '--kpt-thr', 'nan')
+
+
+@case('infer-device-cuda-without-gpu', 'inference', 'sapiens2-infer --device cuda on a machine without a GPU',
+      'one line: no usable CUDA GPU, run with device cpu (instead of "Found no NVIDIA driver")', error=CommandError,
+      match=r"^exit 1: sapiens2-infer: error: device 'cuda': torch finds no usable CUDA GPU .*device cpu")
+def _(tmp):
+    trigger = _infer(tmp, '--device', 'cuda')
+
+    def without_gpu():
+        with mock.patch('torch.cuda.is_available', return_value=False):
+            return trigger()
+
+    return without_gpu, _one_line
+
+
+@case('infer-device-unknown', 'inference', 'sapiens2-infer --device tpu:3',
+      'one line naming the devices it runs on', error=CommandError,
+      match=r"^exit 1: sapiens2-infer: error: device 'tpu:3' is not one sapiens2 runs on .*give cpu, cuda or cuda:N")
+def _(tmp):
+    return _infer(tmp, '--device', 'tpu:3'), _one_line
+
+
+@case('infer-fp16-on-cpu', 'inference', 'sapiens2-infer --dtype fp16 --device cpu',
+      'one line: the dtypes the CPU runs and where fp16 runs (instead of "Unexpected floating ScalarType")',
+      error=CommandError, match=r'^exit 1: sapiens2-infer: error: dtype fp16 does not run on the cpu with the torch '
+      r'backend, which runs fp32, bf16; fp16 runs on cuda \(torch\)')
+def _(tmp):
+    return _infer(tmp, '--device', 'cpu', '--dtype', 'fp16'), _one_line
+
+
+
+def _normal_sample(root: Path, normal_hw=(H, W), seg_hw=None) -> Trigger:
+    """Write one normal sample (and a seg map when ``seg_hw``); return the call running LoadNormalAnnotations."""
+    from sapiens2_normal.datasets.load_normal_annotations import LoadNormalAnnotations
+    cv2.imwrite(str(root / 'mask.png'), np.full((H, W), 255, np.uint8))
+    normal = np.zeros((*normal_hw, 3), np.float32)
+    normal[..., 2] = 1.0
+    np.save(root / 'normal.npy', normal)
+    results = dict(img=np.zeros((H, W, 3), np.uint8), img_path=str(root / 'img.png'),
+                   mask_path=str(root / 'mask.png'), normal_path=str(root / 'normal.npy'))
+    if seg_hw is not None:
+        np.save(root / 'seg.npy', np.zeros(seg_hw, np.uint8))
+        results['seg_path'] = str(root / 'seg.npy')
+    return lambda: LoadNormalAnnotations()(results)
+
+
+@case('normal-size-differs', 'dense data', 'a normal map of another size than its image',
+      'names both files and sizes', error=ValueError,
+      match=r"gt_normal '{tmp}/normal\.npy' is 32x24 but image '{tmp}/img\.png' is 64x48")
+def _(tmp):
+    return _normal_sample(tmp, normal_hw=(H // 2, W // 2))
+
+
+@case('normal-seg-size-differs', 'dense data', 'a normal sample whose seg map (seg_data_root) has another size',
+      'names both files and sizes (instead of dropping the sample silently)', error=ValueError,
+      match=r"seg map '{tmp}/seg\.npy' is 32x24 but image '{tmp}/img\.png' is 64x48")
+def _(tmp):
+    return _normal_sample(tmp, seg_hw=(H // 2, W // 2))
 
 
 # ----------------------------------------------------------------------------------------- faults (other tests)

@@ -1,29 +1,39 @@
 """Pointmap inference for ``sapiens2.apis`` / ``tools/infer.py --task pointmap``."""
 from typing import List
 
+import cv2
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.utils.ply import write_ply
-from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side
+from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side, valid_depth
+
+#: The depth file is fp16: deeper points (metres) would be stored as inf.
+MAX_DEPTH = float(np.finfo(np.float16).max)
 
 
 @INFERENCE_TASKS.register_module()
 class PointmapInferenceTask(DenseInferenceTask):
-    """Metric pointmap = canonical / predicted scale: ``pointmap`` (H, W, 3), ``depth`` (H, W);
-    ``<stem>_depth.npy`` (fp16), ``<stem>.ply`` (foreground points, image colours); [image | turbo depth]."""
+    """Metric pointmap = canonical / predicted scale: ``pointmap`` (H, W, 3), ``depth`` (H, W) and ``valid`` (H, W)
+    bool, where the point is physically possible (finite, 0 < depth <= 65504 m, what the fp16 depth file holds; a
+    real photo can get negative depths).
+
+    Files: ``<stem>_depth.npy`` (fp16, as predicted), ``<stem>_valid.png`` (255 valid, 0 not), ``<stem>.ply`` (the
+    valid foreground points, image colours); picture [image | turbo depth] with the same pixels black.
+    """
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
     raw_suffixes = ('_depth.npy', '.ply')
 
     def decode(self, sample) -> dict:
         pointmap = sample.pred_pointmap.data.float().permute(1, 2, 0).cpu().numpy()
-        return dict(pointmap=pointmap, depth=pointmap[..., 2])
+        depth = pointmap[..., 2]
+        valid = valid_depth(depth) & np.isfinite(pointmap).all(-1) & (np.abs(depth) <= MAX_DEPTH)
+        return dict(pointmap=pointmap, depth=depth, valid=valid)
 
     def _mask(self, result, context) -> np.ndarray:
         mask = self.foreground(context)
-        valid = result['depth'] > 0
-        return valid if mask is None else valid & mask
+        return result['valid'] if mask is None else result['valid'] & mask
 
     def visualize(self, image, result, context=None) -> np.ndarray:
         return side_by_side(image, depth_to_bgr(result['depth'], self._mask(result, context)))
@@ -31,7 +41,11 @@ class PointmapInferenceTask(DenseInferenceTask):
     def save(self, image, result, out_dir, stem, context=None) -> List[str]:
         mask = self._mask(result, context)
         depth_path = self.out_path(out_dir, stem, '_depth.npy')
-        np.save(depth_path, result['depth'].astype(np.float16))
+        with np.errstate(over='ignore'):  # depths beyond fp16 are stored as inf, and are not valid
+            np.save(depth_path, result['depth'].astype(np.float16))
+        valid_path = self.out_path(out_dir, stem, '_valid.png')
+        if not cv2.imwrite(valid_path, result['valid'].astype(np.uint8) * 255):
+            raise OSError(f'could not write {valid_path}; check that the folder is writable')
         ply_path = write_ply(self.out_path(out_dir, stem, '.ply'), result['pointmap'][mask],
                              image[mask][:, ::-1])
-        return [depth_path, ply_path]
+        return [depth_path, valid_path, ply_path]

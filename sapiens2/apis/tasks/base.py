@@ -17,6 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from sapiens2.utils.devices import autocast_dtype, check_dtype
+
 from ..output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
 
@@ -27,7 +29,8 @@ class BaseInferenceTask:
     Args:
         model: The built estimator, in eval mode, on its device.
         cfg: The model's config (mmengine ``Config``); its test pipeline is built into ``self.pipeline``.
-        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` to run the forward under autocast.
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` to run the forward under autocast, where the model's device runs
+            it (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`).
     """
     #: CLI task name and output sub-folder.
     name: str = ''
@@ -42,9 +45,8 @@ class BaseInferenceTask:
     group_suffixes: Sequence[str] = ()
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
-        if dtype not in ('fp32', 'bf16', 'fp16'):
-            raise ValueError(f'dtype must be fp32, bf16 or fp16, got {dtype!r}')
         self.model, self.cfg, self.dtype = model, cfg, dtype
+        check_dtype(dtype, self.device.type)
         self.pipeline = inference_pipeline(cfg)
 
     @property
@@ -53,7 +55,7 @@ class BaseInferenceTask:
 
     def autocast(self):
         """Autocast context for the forward (a no-op for fp32)."""
-        dtype = dict(bf16=torch.bfloat16, fp16=torch.float16).get(self.dtype)
+        dtype = autocast_dtype(self.dtype)
         return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
 
     def test_step(self, data_infos: Sequence[dict]) -> list:

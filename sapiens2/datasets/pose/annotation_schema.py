@@ -14,6 +14,8 @@ class AnnotationError(ValueError):
 
 
 IMAGE_FIELDS = ('id', 'file_name', 'width', 'height')
+#: COCO keypoint visibility: 0 not labelled, 1 labelled but occluded, 2 labelled and visible.
+VISIBILITY_VALUES = (0, 1, 2)
 
 
 def read_annotation_json(path: str, name: str = None) -> dict:
@@ -68,6 +70,11 @@ def _check_keypoints(values, num: int, ann_id, field: str, name: str) -> None:
         raise AnnotationError(f'{name}: annotation {ann_id} field "{field}" value {bad} (keypoint {bad // 3}) is '
                               f'{values[bad]!r:.60}; expected finite numbers (x, y, v); mark unlabelled keypoints '
                               'as 0, 0, 0.')
+    bad = next((i for i in range(2, len(values), 3) if values[i] not in VISIBILITY_VALUES), None)
+    if bad is not None:
+        raise AnnotationError(f'{name}: annotation {ann_id} field "{field}" keypoint {bad // 3} has visibility '
+                              f'{values[bad]!r:.60}; expected 0 (not labelled), 1 (labelled, occluded) or 2 (labelled, '
+                              'visible), as in COCO: other values would weight that keypoint wrongly in the loss.')
 
 
 def _check_bbox(bbox, ann_id, img: dict, name: str) -> None:
@@ -116,9 +123,10 @@ def validate_keypoint_coco(data, name: str, keypoint_counts: Mapping[str, int], 
     Checked: a top-level object with ``images`` and ``annotations`` lists (``categories``, if present, a list of
     objects with an integer id); images with an integer ``id`` (unique), a non-empty ``file_name``, positive
     ``width`` / ``height``; annotations with integer ``id`` (unique) and ``image_id`` (of a listed image), optional
-    integer ``category_id``, ``iscrowd`` 0/1, ``num_keypoints`` >= 0, ``area`` >= 0, a bbox of 4 finite numbers with
-    w, h >= 0 overlapping its image (empty boxes are allowed: the reader skips them), at least one of the ``required``
-    keypoint fields, and every present field of ``keypoint_counts`` a flat list of ``count`` x 3 finite numbers.
+    integer ``category_id`` (one of ``categories``, when the file lists them), ``iscrowd`` 0/1, ``num_keypoints``
+    >= 0, ``area`` >= 0, a bbox of 4 finite numbers with w, h >= 0 overlapping its image (empty boxes are allowed:
+    the reader skips them), at least one of the ``required`` keypoint fields, and every present field of
+    ``keypoint_counts`` a flat list of ``count`` x 3 finite numbers whose visibilities are 0, 1 or 2.
 
     Args:
         data: The parsed JSON.
@@ -145,9 +153,14 @@ def validate_keypoint_coco(data, name: str, keypoint_counts: Mapping[str, int], 
         if img['id'] in images:
             raise AnnotationError(f'{name}: image id {img["id"]} is used twice; image ids must be unique.')
         images[img['id']] = img
+    category_ids = sorted({c['id'] for c in data['categories']}) if 'categories' in data else None
     ann_ids, orphans = set(), []
     for i, ann in enumerate(data['annotations']):
         _check_annotation(ann, i, images, keypoint_counts, required, name)
+        if category_ids is not None and 'category_id' in ann and ann['category_id'] not in category_ids:
+            raise AnnotationError(f'{name}: annotation {ann["id"]} has category_id {ann["category_id"]}, which '
+                                  f'"categories" does not list (ids: {category_ids[:10]}); give it the person '
+                                  'category id, or remove the annotation.')
         if ann['id'] in ann_ids:
             raise AnnotationError(f'{name}: annotation id {ann["id"]} is used twice; annotation ids must be unique.')
         ann_ids.add(ann['id'])

@@ -1,13 +1,21 @@
-"""Reject label maps holding ids that are neither a class nor the ignore index (run right after LoadAnnotations)."""
+"""Reject label maps holding ids that are neither a class nor the ignore index, and name those that supervise no pixel
+(run right after LoadAnnotations)."""
+import warnings
+
 import numpy as np
 from mmcv.transforms import BaseTransform
 from mmseg.registry import TRANSFORMS
 
 
+class NoSupervisedPixelWarning(UserWarning):
+    """A label map whose every pixel is the ignore index: the sample adds nothing to the loss."""
+
+
 @TRANSFORMS.register_module()
 class CheckSegLabels(BaseTransform):
     """Raise ``ValueError`` naming the label-map file and the offending ids when ``gt_seg_map`` holds an id outside
-    ``0 .. num_classes - 1`` that is not ``ignore_index``.
+    ``0 .. num_classes - 1`` that is not ``ignore_index``; warn (:class:`NoSupervisedPixelWarning`) naming the file
+    when every pixel is ``ignore_index`` (``SupervisedPixelsHook`` stops a training where a whole epoch is so).
 
     Placed after ``LoadAnnotations``, so it sees the ids after any source remap (``label_map``) and
     ``reduce_zero_label``. :class:`BodyPart29Dataset` inserts it there by itself (``check_labels=True``).
@@ -24,6 +32,11 @@ class CheckSegLabels(BaseTransform):
     def transform(self, results: dict) -> dict:
         """Check ``results['gt_seg_map']``; return ``results`` unchanged."""
         labels = results['gt_seg_map']
+        if labels.size and not (labels != self.ignore_index).any():
+            warnings.warn(NoSupervisedPixelWarning(
+                f"{results.get('seg_map_path', '<label map>')}: every pixel is {self.ignore_index} (ignored), so this "
+                'sample supervises nothing (loss 0, accuracy 100 %); label it, fix its source_mapping, or remove it '
+                'from the dataset.'), stacklevel=2)
         if labels.size == 0 or (labels.min() >= 0 and labels.max() < self.num_classes):
             return results
         if labels.dtype == np.uint8:

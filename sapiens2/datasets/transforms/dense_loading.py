@@ -1,4 +1,6 @@
 """File readers and checks shared by the dense loading transforms of the projects."""
+from typing import Optional
+
 import cv2
 import numpy as np
 
@@ -73,9 +75,10 @@ def _numeric(array: np.ndarray, path: str, what: str) -> np.ndarray:
     return array
 
 
-def check_same_size(results: dict, key: str, path: str) -> None:
-    """Raise a ValueError naming both files if ``results[key]`` and ``results['img']`` differ in size."""
-    img_hw, map_hw = results['img'].shape[:2], results[key].shape[:2]
+def check_same_size(results: dict, key: str, path: str, array: Optional[np.ndarray] = None) -> None:
+    """Raise a ValueError naming both files if ``results[key]`` (or ``array``, read from ``path``) and
+    ``results['img']`` differ in size."""
+    img_hw, map_hw = results['img'].shape[:2], (results[key] if array is None else array).shape[:2]
     if img_hw != map_hw:
         raise ValueError(f'{key} {path!r} is {map_hw[0]}x{map_hw[1]} but image {results["img_path"]!r} is '
                          f'{img_hw[0]}x{img_hw[1]}; files matched by name must have the same size.')

@@ -69,7 +69,15 @@ def test_loading_removes_face_and_hair_with_a_seg_map(tmp_path):
     np.save(tmp_path / 'a_seg.npy', seg)
     out = LoadNormalAnnotations()(dict(results, seg_path=str(tmp_path / 'a_seg.npy')))
     assert out['gt_mask'].sum() == 12
-    assert LoadNormalAnnotations()(dict(results, seg_path=str(tmp_path / 'missing_seg.npy'))) is None
+    with pytest.raises(FileNotFoundError, match='missing_seg.npy does not exist'):
+        LoadNormalAnnotations()(dict(results, seg_path=str(tmp_path / 'missing_seg.npy')))
+
+
+def test_dataset_names_the_images_without_a_seg_map(tmp_path):
+    _write_sample(tmp_path, np.ones((4, 4, 3), np.float32), np.ones((4, 4), bool))
+    (tmp_path / 'seg').mkdir()
+    with pytest.raises(FileNotFoundError, match=r"1 of 1 images have no <name>_seg\.npy in seg_data_root .*\['a'\]"):
+        NormalDirDataset(data_root=str(tmp_path), seg_data_root=str(tmp_path / 'seg'))
 
 
 def test_synthhumans_normals_load_and_pack(synthhumans_root, sapiens2_scope):

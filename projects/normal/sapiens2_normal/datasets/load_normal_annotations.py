@@ -1,6 +1,5 @@
 """Read the mask and normal map of a sample and apply the official validity rules."""
-import os.path as osp
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 from mmcv.transforms import BaseTransform
@@ -25,8 +24,8 @@ class LoadNormalAnnotations(BaseTransform):
     """Load ``gt_mask`` (bool HxW) and ``gt_normal`` (float32 HxWx3, unit length on valid pixels).
 
     NaN/Inf normals and near-zero normals leave the mask; non-unit normals are renormalised; with a ``seg_path``
-    the ids ``removed_seg_ids`` leave the mask, and the sample is rejected (``None``) if that seg file is missing or
-    its size differs from the mask's.
+    the ids ``removed_seg_ids`` leave the mask. A mask, normal map or seg map of another size than the image, or a
+    missing file, is an error naming the files.
     """
 
     #: Dropped from the test pipeline for inference (see :mod:`sapiens2.apis.pipeline`).
@@ -35,7 +34,7 @@ class LoadNormalAnnotations(BaseTransform):
     def __init__(self, removed_seg_ids: Sequence[int] = REMOVED_SEG28_IDS) -> None:
         self.removed_seg_ids = tuple(removed_seg_ids)
 
-    def transform(self, results: dict) -> Optional[dict]:
+    def transform(self, results: dict) -> dict:
         results['gt_mask'] = read_mask(results['mask_path'])
         results['gt_normal'] = read_normal(results['normal_path'])
         check_same_size(results, 'gt_mask', results['mask_path'])
@@ -47,16 +46,11 @@ class LoadNormalAnnotations(BaseTransform):
         results['gt_normal'] = np.where(length > 1e-6, normal / np.maximum(length, 1e-6), 0.0).astype(np.float32)
         results['gt_mask'] &= finite & (length[..., 0] > 1e-6)
         if 'seg_path' in results:
-            return self._remove_seg_ids(results)
-        return results
-
-    def _remove_seg_ids(self, results: dict) -> Optional[dict]:
-        if not osp.isfile(results['seg_path']):
-            return None
-        seg = read_array(results['seg_path'], 'seg map')
-        if seg.shape != results['gt_mask'].shape:
-            return None
-        results['gt_mask'] &= ~np.isin(seg, self.removed_seg_ids)
+            seg = read_array(results['seg_path'], 'seg map')
+            if seg.ndim != 2:
+                raise ValueError(f"seg map {results['seg_path']!r} must be HxW class ids, got shape {seg.shape}.")
+            check_same_size(results, 'seg map', results['seg_path'], seg)
+            results['gt_mask'] &= ~np.isin(seg, self.removed_seg_ids)
         return results
 
     def __repr__(self) -> str:

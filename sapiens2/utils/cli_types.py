@@ -1,0 +1,14 @@
+"""Value types of command-line arguments: a bad value is an ``argparse`` error naming the argument and the range."""
+import argparse
+import math
+
+
+def threshold(text: str) -> float:
+    """A score or IoU threshold: a finite number in [0, 1] (``nan`` would compare false with every score)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a number; give a threshold in [0, 1]') from None
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise argparse.ArgumentTypeError(f'{text} is not a threshold; give a finite number in [0, 1]')
+    return value

@@ -1,0 +1,77 @@
+"""Which inference precision (``dtype``) runs on which device and backend: one table, and the checks that read it.
+
+A device or dtype that cannot run is one clear error before any model is built (instead of torch's ``Found no
+NVIDIA driver`` or ``Unexpected floating ScalarType`` from inside the forward). docs/inference.md shows the table.
+torch is imported only when a device is resolved, so command lines can take the names without importing it.
+"""
+import re
+from typing import Dict, Optional, Tuple
+
+#: (backend, device type) -> the dtypes that run there. A new backend (e.g. ``('onnxruntime', 'cpu'): ('fp32',
+#: 'int8')``) is a new row; the command line, the inferencer and the docs read this table.
+DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
+    ('torch', 'cpu'): ('fp32', 'bf16'),
+    ('torch', 'cuda'): ('fp32', 'fp16', 'bf16'),
+}
+#: Every dtype name of the table, in table order.
+DTYPES: Tuple[str, ...] = tuple(dict.fromkeys(d for dtypes in DTYPES_BY_BACKEND_DEVICE.values() for d in dtypes))
+#: The torch autocast dtype of each name (fp32 runs without autocast).
+_AUTOCAST = dict(bf16='bfloat16', fp16='float16')
+
+
+def device_types(backend: str = 'torch') -> Tuple[str, ...]:
+    """The device types ``backend`` runs on (``('cpu', 'cuda')`` for torch)."""
+    found = tuple(device for name, device in DTYPES_BY_BACKEND_DEVICE if name == backend)
+    if not found:
+        backends = sorted({name for name, _ in DTYPES_BY_BACKEND_DEVICE})
+        raise ValueError(f'backend {backend!r} is not known; backends: {", ".join(backends)}')
+    return found
+
+
+def resolve_device(device: Optional[str] = None, backend: str = 'torch') -> str:
+    """``device`` checked against the table and the machine (None: ``cuda`` when a GPU is available, else ``cpu``).
+
+    Raises ``ValueError`` in one line for an unknown device (``tpu:3``), ``cuda`` without a usable GPU, or a GPU
+    index the machine does not have.
+    """
+    import torch
+    if device is None:
+        return 'cuda' if torch.cuda.is_available() else 'cpu'
+    types = device_types(backend)
+    match = re.fullmatch(r'([a-z]+)(?::(\d+))?', str(device).strip())
+    if match is None or match.group(1) not in types:
+        raise ValueError(f'device {device!r} is not one sapiens2 runs on with the {backend} backend; give '
+                         + ', '.join(f'{t}' + (f' or {t}:N' if t != 'cpu' else '') for t in types))
+    kind, index = match.group(1), match.group(2)
+    if kind == 'cuda':
+        if not torch.cuda.is_available():
+            raise ValueError(f'device {device!r}: torch finds no usable CUDA GPU on this machine (no NVIDIA driver or '
+                             'GPU, or a CPU-only torch build); run on the CPU with device cpu')
+        count = torch.cuda.device_count()
+        if index is not None and int(index) >= count:
+            raise ValueError(f'device {device!r} does not exist: this machine has {count} CUDA GPU(s), cuda:0 to '
+                             f'cuda:{count - 1}')
+    return str(device).strip()
+
+
+def check_dtype(dtype: str, device: str, backend: str = 'torch') -> None:
+    """Raise ``ValueError`` in one line when ``dtype`` does not run on ``device`` (``cpu``, ``cuda:1``...) with
+    ``backend``, naming where it does run."""
+    device_type = str(device).split(':')[0]
+    runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type))
+    if runs is None:
+        device_types(backend)  # an unknown backend is named first
+        raise ValueError(f'device {device!r} is not one sapiens2 runs on with the {backend} backend')
+    if dtype in runs:
+        return
+    where = [f'{d} ({b})' for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if dtype in dtypes]
+    if not where:
+        raise ValueError(f'dtype {dtype!r} is not known; dtypes: {", ".join(DTYPES)}')
+    raise ValueError(f'dtype {dtype} does not run on the {device_type} with the {backend} backend, which runs '
+                     f'{", ".join(runs)}; {dtype} runs on {", ".join(where)} (docs/inference.md: devices and dtypes)')
+
+
+def autocast_dtype(dtype: str):
+    """The torch dtype to autocast the forward to for ``dtype`` (None for fp32)."""
+    import torch
+    return getattr(torch, _AUTOCAST[dtype]) if dtype in _AUTOCAST else None
