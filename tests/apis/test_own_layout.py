@@ -77,7 +77,7 @@ def test_pose_pictures_and_json_use_the_checkpoint_layout(own, tmp_path):
 def test_cli_draws_a_17_keypoint_model_and_refuses_a_308_format_in_one_line(own, tmp_path, capsys):
     out = tmp_path / 'out'
     args = [own['image'], '--model', own['pose_cfg'], '--weights', own['pose_ckpt'], '--out', str(out), '--device',
-            'cpu', '--quiet', '--kpt-thr=-1e9']
+            'cpu', '--quiet', '--kpt-thr=0']
     assert main(args) == 0
     assert (out / 'pose' / 'black.png').is_file()
     assert len(json.loads(next((out / 'pose').glob('*_predictions.json')).read_text())['keypoint_names']) == 17

@@ -1191,7 +1191,7 @@ def _command(main: Callable, argv: List[str]) -> Trigger:
     return call
 
 
-def _infer(tmp: Path, *options: str) -> Trigger:
+def _infer_cli(tmp: Path, *options: str) -> Trigger:
     """``sapiens2-infer`` on one small image with the nano pose config and ``options``."""
     from sapiens2.apis.cli import main
     cv2.imwrite(str(tmp / 'a.png'), np.full((H, W, 3), 128, np.uint8))
@@ -1297,14 +1297,14 @@ def _(tmp):
       'an argument error: thresholds are finite numbers in [0, 1] (instead of drawing nothing)', error=CommandError,
       match=r'exit 2: .*error: argument --kpt-thr: nan is not a threshold; give a finite number in \[0, 1\]')
 def _(tmp):
-    return _infer(tmp, '--kpt-thr', 'nan')
+    return _infer_cli(tmp, '--kpt-thr', 'nan')
 
 
 @case('infer-device-cuda-without-gpu', 'inference', 'sapiens2-infer --device cuda on a machine without a GPU',
       'one line: no usable CUDA GPU, run with device cpu (instead of "Found no NVIDIA driver")', error=CommandError,
       match=r"^exit 1: sapiens2-infer: error: device 'cuda': torch finds no usable CUDA GPU .*device cpu")
 def _(tmp):
-    trigger = _infer(tmp, '--device', 'cuda')
+    trigger = _infer_cli(tmp, '--device', 'cuda')
 
     def without_gpu():
         with mock.patch('torch.cuda.is_available', return_value=False):
@@ -1317,7 +1317,7 @@ def _(tmp):
       'one line naming the devices it runs on', error=CommandError,
       match=r"^exit 1: sapiens2-infer: error: device 'tpu:3' is not one sapiens2 runs on .*give cpu, cuda or cuda:N")
 def _(tmp):
-    return _infer(tmp, '--device', 'tpu:3'), _one_line
+    return _infer_cli(tmp, '--device', 'tpu:3'), _one_line
 
 
 @case('infer-fp16-on-cpu', 'inference', 'sapiens2-infer --dtype fp16 --device cpu',
@@ -1325,7 +1325,7 @@ def _(tmp):
       error=CommandError, match=r'^exit 1: sapiens2-infer: error: dtype fp16 does not run on the cpu with the torch '
       r'backend, which runs fp32, bf16; fp16 runs on cuda \(torch\)')
 def _(tmp):
-    return _infer(tmp, '--device', 'cpu', '--dtype', 'fp16'), _one_line
+    return _infer_cli(tmp, '--device', 'cpu', '--dtype', 'fp16'), _one_line
 
 
 
