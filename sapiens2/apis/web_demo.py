@@ -8,7 +8,9 @@ version check, no external fonts or scripts, and only the checkpoints already he
 import os
 import os.path as osp
 import shutil
+import signal
 import tempfile
+import time
 import zipfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -176,7 +178,7 @@ def build_page(demo: WebDemo):
                         video_button = gr.Button('Run on the video', variant='primary', elem_id='run-video')
             with gr.Column():
                 status = gr.Markdown(elem_id='status')
-                gallery = gr.Gallery(label='Pictures', columns=3, preview=True, object_fit='contain', height=520,
+                gallery = gr.Gallery(label='Pictures', columns=2, object_fit='contain', height='auto',
                                      interactive=False, elem_id='pictures')
                 files = gr.File(label='Raw results (a ZIP of everything, then each file)', file_count='multiple',
                                 interactive=False, elem_id='results')
@@ -186,17 +188,26 @@ def build_page(demo: WebDemo):
 
 
 def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None) -> None:
-    """Serve the page on ``host:port`` until Ctrl-C; the runs' outputs are removed when it stops."""
+    """Serve the page on ``host:port`` until Ctrl-C or SIGTERM; the runs' outputs are removed when it stops."""
     gr = import_gradio()
     from sapiens2.registration import register_all_modules
     register_all_modules()
     out_root = tempfile.mkdtemp(prefix='sapiens2-web-')
+    for stop in (signal.SIGINT, signal.SIGTERM):  # a KeyboardInterrupt (also where a shell ignored Ctrl-C)
+        signal.signal(stop, signal.default_int_handler)
+    page = None
     try:
         page = build_page(WebDemo(out_root, device))
         page.queue(default_concurrency_limit=1)
         page.launch(server_name=host, server_port=port, share=False, ssr_mode=False, allowed_paths=[out_root],
                     theme=gr.themes.Default(font=['ui-sans-serif', 'system-ui', 'sans-serif'],
                                             font_mono=['ui-monospace', 'monospace']),
-                    footer_links=[], mcp_server=False, pwa=False)
+                    footer_links=[], mcp_server=False, pwa=False, prevent_thread_lock=True)
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print('sapiens2 web: stopped')
     finally:
+        if page is not None:
+            page.close()
         shutil.rmtree(out_root, ignore_errors=True)

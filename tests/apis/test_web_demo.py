@@ -147,7 +147,7 @@ def test_web_demo_in_a_browser(photo):
         assert browser.returncode == 0, browser.stdout[-3000:] + browser.stderr[-3000:]
         page = json.loads(browser.stdout.strip().splitlines()[-1])
     finally:
-        server.send_signal(signal.SIGINT)  # gradio closes, and sapiens2 web removes its outputs
+        server.send_signal(signal.SIGTERM)  # sapiens2 web closes gradio and removes its outputs
         try:
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:

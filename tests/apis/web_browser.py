@@ -26,7 +26,7 @@ def chromium() -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which('chromium')
     for argument in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
-                     '--window-size=1200,1300', '--hide-scrollbars'):
+                     '--window-size=1200,980', '--hide-scrollbars'):
         options.add_argument(argument)
     options.set_capability('goog:loggingPrefs', {'performance': 'ALL'})
     return webdriver.Chrome(service=Service(shutil.which('chromedriver')), options=options)
@@ -58,7 +58,9 @@ def main(url: str, photo: str, screenshot: str = '') -> None:
         files = ("return Array.from(document.querySelectorAll('#results a'))"
                  ".map(a => decodeURIComponent(a.href.split('/').pop()))")
         wait.until(lambda d: any(name.endswith('_results.zip') for name in d.execute_script(files)))
-        if screenshot:
+        if screenshot:  # of the whole page
+            driver.set_window_size(1200, driver.execute_script(
+                'return document.documentElement.scrollHeight + window.outerHeight - window.innerHeight'))
             driver.save_screenshot(screenshot)
         base = url.rstrip('/')
         print(json.dumps(dict(
