@@ -90,10 +90,6 @@ def _main(argv: Optional[List[str]] = None) -> int:
     from .inputs import collect_sources
     sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
     models = list(args.model) + args.aliases
-    for model in models:
-        resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
-    register_all_modules()
-    from .inferencer import Sapiens2Inferencer
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
     if args.bboxes:
@@ -102,6 +98,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
                 bboxes = json.load(f)
             except json.JSONDecodeError as err:
                 raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
+    for model in models:
+        resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
+    register_all_modules()
+    from .inferencer import Sapiens2Inferencer
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint)
