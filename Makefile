@@ -5,13 +5,17 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sapiens2-installed
 PYTEST_ARGS ?=
 
-.PHONY: install demo test test-fast lint clean-venv
+.PHONY: install demo test test-fast lint clean-venv web-deps
 
 install: $(STAMP)
 
-$(STAMP): tools/misc/setup_env.sh setup.py $(wildcard requirements/*.txt)
+$(STAMP): tools/misc/setup_env.sh setup.py $(filter-out requirements/web%,$(wildcard requirements/*.txt))
 	VENV=$(VENV) bash tools/misc/setup_env.sh
 	touch $@
+
+# The web demo's venv (.venv-web: gradio apart from the stack's pillow) and the browser test's chromium (docs/install.md).
+web-deps: $(STAMP)
+	VENV=$(VENV) bash tools/misc/setup_web_env.sh
 
 demo: $(STAMP)
 	$(PY) tools/misc/demo.py

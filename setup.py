@@ -47,13 +47,16 @@ setup(
     long_description_content_type='text/markdown',
     license='Apache-2.0',
     packages=packages,
+    py_modules=['sapiens2_entry'],
     package_dir=PROJECTS,
     package_data={'sapiens2': ['metainfo/*.json', 'hub/model_zoo.json', '.mim/model-index.yml', '.mim/configs/**/*.py',
                             '.mim/configs/**/model_zoo.json', 'demo_models/*.safetensors', 'demo_models/*.json',
                             'demo_models/*.md']},
     python_requires='>=3.10',
     install_requires=read_requirements('runtime.txt'),
-    extras_require={'tests': read_requirements('tests.txt'), 'optional': read_requirements('optional.txt')},
-    entry_points={'console_scripts': ['sapiens2=sapiens2.cli:main', 'sapiens2-infer=sapiens2.apis.cli:main']},
+    extras_require={'tests': read_requirements('tests.txt'), 'optional': read_requirements('optional.txt'),
+                    'web': read_requirements('web.txt')},
+    # Outside the package, so that --help and mistakes are answered without importing torch (sapiens2_entry.py).
+    entry_points={'console_scripts': ['sapiens2=sapiens2_entry:main', 'sapiens2-infer=sapiens2_entry:infer_main']},
     zip_safe=False,
 )

@@ -1,21 +1,27 @@
 """sapiens2: Sapiens2 human-centric vision transformers on MMEngine / mmpose / mmsegmentation.
 
 Importing the package applies its adaptations of the OpenMMLab libraries (:mod:`sapiens2.adaptations`) and registers
-its modules (see :mod:`sapiens2.registry` for which registry holds what). The backbone, the dense heads and the
-engine need torch and MMEngine alone; data pipelines, pose, segmentation and inference register where mmcv, mmpose
-and mmseg are installed.
+its modules (:func:`register_all_modules`; :mod:`sapiens2.registry` says which registry holds what), so a config's
+``custom_imports=['sapiens2']`` builds every sapiens2 component. The console scripts (:mod:`sapiens2_entry`) import
+the package without that step, to answer ``--help`` and mistakes without importing torch, and register when they
+build a model. Subpackages load on first use (``sapiens2.models``).
 """
-from .adaptations import apply_adaptations
+import importlib
+import importlib.util
+import sys
+
+from .registration import register_all_modules
 from .version import __version__
 
-apply_adaptations()
+if not getattr(sys.modules.get('sapiens2_entry'), 'LIGHT_IMPORT', False):
+    register_all_modules()
 
-from . import engine, evaluation, hub, models, structures  # noqa: E402,F401  (registration)
-from .utils.optional import is_installed  # noqa: E402
 
-if is_installed('mmcv'):
-    from . import apis, datasets, visualization  # noqa: F401
-if is_installed('mmpose'):
-    from . import codecs  # noqa: F401
+def __getattr__(name: str):
+    """``sapiens2.<subpackage>`` after a light import (PEP 562)."""
+    if name.startswith('_') or importlib.util.find_spec(f'{__name__}.{name}') is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    return importlib.import_module(f'{__name__}.{name}')
 
-__all__ = ['__version__']
+
+__all__ = ['__version__', 'register_all_modules']

@@ -1,4 +1,5 @@
-"""``sapiens2``: the package's command line (version, packaged configs, model aliases, adaptations, inference)."""
+"""``sapiens2``: the package's command line (version, packaged configs, model aliases, adaptations, inference, the web
+demo). The console script enters through :mod:`sapiens2_entry`, so only the commands that run a model import torch."""
 import argparse
 import sys
 from typing import List, Optional
@@ -20,6 +21,11 @@ def _main(argv: Optional[List[str]] = None) -> int:
     commands.add_parser('adaptations', help='list the changes sapiens2 makes to MMEngine and the OpenMMLab libraries')
     commands.add_parser('models', help='list the model aliases: Hub repository, config and candidate files')
     commands.add_parser('infer', help='run models on images or videos (same as sapiens2-infer)', add_help=False)
+    web = commands.add_parser('web', help='a web page to run the models on an uploaded photo or video (needs the '
+                              'extra sapiens2[web]: docs/install.md)')
+    web.add_argument('--host', default='127.0.0.1', help='address to serve on (default 127.0.0.1: this machine only)')
+    web.add_argument('--port', type=int, default=7860, help='port to serve on (default 7860)')
+    web.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     args, rest = parser.parse_known_args(argv)
     if args.version:
         from sapiens2.version import __version__
@@ -38,6 +44,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
         from sapiens2.hub.model_zoo import model_zoo
         for alias, entry in sorted(model_zoo().items()):
             print(f'{alias}\t{entry.uri()}\t{entry.config or "(checkpoint only)"}\t{", ".join(entry.files)}')
+        return 0
+    if args.command == 'web':
+        from sapiens2.apis.web_demo import serve
+        serve(args.host, args.port, args.device)
         return 0
     if args.command == 'adaptations':
         import sapiens2.adaptations as adaptations

@@ -1,10 +1,17 @@
-"""Inference: ``Sapiens2Inferencer`` (any task, images / folders / videos), model building, pose top-down."""
-from .builder import init_model
-from .inferencer import InferenceInterrupted, Sapiens2Inferencer, build_task
-from .pipeline import inference_pipeline
-from .pose_topdown import check_bboxes, inference_pose_topdown, init_person_detector
-from .save_predictions_hook import SavePredictionsHook
-from .tasks import BaseInferenceTask, DenseInferenceTask, PoseInferenceTask, SegInferenceTask
+"""Inference: ``Sapiens2Inferencer`` (any task, images / folders / videos), model building, pose top-down.
+
+The names load on first use (PEP 562), so ``sapiens2-infer --help`` imports none of them.
+"""
+from sapiens2.utils.lazy_exports import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'init_model': '.builder', 'Sapiens2Inferencer': '.inferencer', 'build_task': '.inferencer',
+    'InferenceInterrupted': '.inferencer',
+    'inference_pipeline': '.pipeline', 'check_bboxes': '.pose_topdown', 'inference_pose_topdown': '.pose_topdown',
+    'init_person_detector': '.pose_topdown', 'SavePredictionsHook': '.save_predictions_hook',
+    'BaseInferenceTask': '.tasks', 'DenseInferenceTask': '.tasks', 'PoseInferenceTask': '.tasks',
+    'SegInferenceTask': '.tasks'
+})
 
 __all__ = [
     'BaseInferenceTask', 'DenseInferenceTask', 'InferenceInterrupted', 'PoseInferenceTask', 'SavePredictionsHook',

@@ -5,8 +5,9 @@ import os.path as osp
 import sys
 from typing import List, Optional
 
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
-from sapiens2.hub.model_zoo import alias_for, sizes, tasks
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
+from sapiens2.registration import register_all_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import threshold
@@ -91,7 +92,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
-    from .inferencer import Sapiens2Inferencer
     from .inputs import collect_sources
     sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
     models = list(args.model) + args.aliases
@@ -103,6 +103,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
                 bboxes = json.load(f)
             except json.JSONDecodeError as err:
                 raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
+    for model in models:
+        resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
+    register_all_modules()
+    from .inferencer import Sapiens2Inferencer
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint)

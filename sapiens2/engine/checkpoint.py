@@ -41,6 +41,7 @@ from torch import nn
 
 from .atomic_save import create_temporary
 from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+from .trust import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 
 StateDict = Dict[str, torch.Tensor]
 MapLocation = Union[str, torch.device, Callable, None]
@@ -55,8 +56,6 @@ TRUST_HINT = ('If you made this file or trust where it comes from, load it with 
               'contains. Converting it once with `tools/convert_checkpoint.py --trust-checkpoint SRC DST.safetensors` '
               'gives a file that needs no trust.')
 
-TRUST_CHECKPOINT_HELP = ('load torch checkpoints that hold more than weights (weights_only=False, with a warning): '
-                         'this runs any code the file contains, so only for files you made or trust')
 
 
 class CheckpointMismatchError(RuntimeError):

@@ -1,19 +1,17 @@
 """Released checkpoints by name: Hub references ``hf://org/repo[@revision][/<file>]`` and model aliases.
 
-Importing it registers both as schemes of the checkpoint loader, and the check of a Hub checkpoint against its
-repository's ``config.json`` as a fit check of the loader (``import sapiens2`` does).
+Both are schemes of the checkpoint loader, and the check of a Hub checkpoint against its repository's
+``config.json`` a fit check of the loader, registered by :mod:`sapiens2.hub.resolve` (``import sapiens2`` imports
+it). The names load on first use (PEP 562): the model zoo table needs neither torch nor MMEngine.
 """
-from sapiens2.engine.checkpoint import register_checkpoint_check, register_checkpoint_scheme
+from sapiens2.utils.lazy_exports import lazy_exports
 
-from .config_check import check_model_fits_hub_config
-from .download import HubAccessError, HubCheckpointNotFoundError, download_checkpoint
-from .model_zoo import ModelZooEntry, get_entry, resolve_model
-from .reference import HF_PREFIX, HubReference, is_hub_uri, parse_hub_uri
-from .resolve import resolve_alias, resolve_hub_uri
-
-register_checkpoint_scheme(HF_PREFIX, resolve_hub_uri)
-register_checkpoint_scheme('', resolve_alias)
-register_checkpoint_check(check_model_fits_hub_config)
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'HubAccessError': '.download', 'HubCheckpointNotFoundError': '.download', 'download_checkpoint': '.download',
+    'ModelZooEntry': '.model_zoo', 'get_entry': '.model_zoo', 'resolve_model': '.model_zoo',
+    'HF_PREFIX': '.reference', 'HubReference': '.reference', 'is_hub_uri': '.reference', 'parse_hub_uri': '.reference',
+    'resolve_alias': '.resolve', 'resolve_hub_uri': '.resolve'
+})
 
 __all__ = [
     'HF_PREFIX', 'HubAccessError', 'HubCheckpointNotFoundError', 'HubReference', 'ModelZooEntry',

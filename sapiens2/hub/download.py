@@ -9,12 +9,19 @@ which one is missing from the cache and how to get it.
 import os
 import os.path as osp
 import re
-from typing import List, Optional, Sequence
+import socket
+import threading
+import urllib.request
+from typing import List, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
 
 from sapiens2.version import __version__
 
 COMMIT_HASH = re.compile(r'^[0-9a-f]{40}$')
 _MAX_LISTED_FILES = 20
+#: Seconds to wait for a connection to the Hub (or its proxy) before calling it unreachable: name lookup and TCP
+#: connect together, tried once. huggingface_hub itself retries a failed connection for about a minute.
+CONNECT_TIMEOUT = 2.5
 
 
 class HubCheckpointNotFoundError(FileNotFoundError):
@@ -37,26 +44,63 @@ def is_offline(local_files_only: Optional[bool] = None) -> bool:
     return bool(local_files_only) or bool(constants.HF_HUB_OFFLINE)
 
 
+def hub_endpoint(endpoint: Optional[str] = None) -> str:
+    """The Hub's address: ``endpoint``, else huggingface_hub's (``HF_ENDPOINT``, read at its import)."""
+    from huggingface_hub import constants
+    return endpoint or constants.ENDPOINT
+
+
+def _connection_target(endpoint: str) -> Tuple[str, int]:
+    """(host, port) a request to ``endpoint`` connects to first: its proxy (``HTTPS_PROXY``...) if it has one."""
+    url = urlsplit(endpoint)
+    proxy = urllib.request.getproxies().get(url.scheme)
+    if proxy and not urllib.request.proxy_bypass(url.hostname or ''):
+        url = urlsplit(proxy if '://' in proxy else f'http://{proxy}')
+    return url.hostname or '', url.port or (443 if url.scheme == 'https' else 80)
+
+
+def hub_reachable(endpoint: Optional[str] = None, timeout: float = CONNECT_TIMEOUT) -> bool:
+    """Whether a TCP connection to the Hub (or its proxy) opens within ``timeout`` seconds, name lookup included."""
+    host, port = _connection_target(hub_endpoint(endpoint))
+    opened = threading.Event()
+
+    def connect() -> None:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+            opened.set()
+        except OSError:
+            pass
+
+    # A thread, because the name lookup has no timeout of its own; a daemon, so that it never delays the exit.
+    worker = threading.Thread(target=connect, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    return opened.is_set()
+
+
 def download_checkpoint(repo_id: str,
                         filenames: Sequence[str],
                         revision: Optional[str] = None,
                         cache_dir: Optional[str] = None,
-                        local_files_only: Optional[bool] = None) -> str:
+                        local_files_only: Optional[bool] = None,
+                        endpoint: Optional[str] = None) -> str:
     """The local path (in the Hub cache) of the first of ``filenames`` that ``repo_id`` has at ``revision``.
 
-    Downloads it unless it is cached (offline: only the cache is used). When the repository has a ``config.json``
-    it is fetched too, so that :mod:`sapiens2.hub.config_check` can compare it with the model.
+    Downloads it unless it is cached (offline: only the cache is used). A Hub that cannot be reached within
+    :data:`CONNECT_TIMEOUT` (no network, connection refused) counts as offline, so the answer (the cached file, or
+    the error saying what is missing) comes at once. When the repository has a ``config.json`` it is fetched too, so
+    that :mod:`sapiens2.hub.config_check` can compare it with the model. ``endpoint`` replaces ``HF_ENDPOINT``.
     """
     from huggingface_hub import errors, hf_hub_download
     if not filenames:
         raise ValueError(f'no file names to look for in Hub repository {repo_id}')
     offline = is_offline(local_files_only)
-    unreachable = False
+    unreachable = not offline and not hub_reachable(endpoint)
     for filename in filenames:
         try:
             path = hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir,
                                    local_files_only=offline or unreachable, library_name='sapiens2',
-                                   library_version=__version__)
+                                   library_version=__version__, endpoint=endpoint)
         except errors.GatedRepoError as err:
             raise HubAccessError(
                 f'Hub repository {repo_id} is gated: accept its license on https://huggingface.co/{repo_id}, then '
@@ -71,10 +115,22 @@ def download_checkpoint(repo_id: str,
         except errors.EntryNotFoundError as err:
             unreachable = unreachable or (isinstance(err, errors.LocalEntryNotFoundError) and not offline)
             continue
-        fetch_config_json(repo_id, path, cache_dir, offline or unreachable)
+        fetch_config_json(repo_id, path, cache_dir, offline or unreachable, endpoint)
         return path
     raise HubCheckpointNotFoundError(
         missing_checkpoint_message(repo_id, filenames, revision, cache_dir, offline, unreachable))
+
+
+def cached_hub_file(repo_id: str, filenames: Sequence[str], revision: Optional[str] = None,
+                    cache_dir: Optional[str] = None) -> Optional[str]:
+    """The path of the first of ``filenames`` that the Hub cache holds for ``repo_id`` at ``revision``, else None
+    (never touches the network)."""
+    from huggingface_hub import try_to_load_from_cache
+    for filename in filenames:
+        path = try_to_load_from_cache(repo_id, filename, cache_dir=cache_dir, revision=revision)
+        if isinstance(path, str):
+            return path
+    return None
 
 
 def snapshot_folder(path: str) -> Optional[str]:
@@ -87,7 +143,8 @@ def snapshot_folder(path: str) -> Optional[str]:
     return None
 
 
-def fetch_config_json(repo_id: str, checkpoint_path: str, cache_dir: Optional[str], offline: bool) -> Optional[str]:
+def fetch_config_json(repo_id: str, checkpoint_path: str, cache_dir: Optional[str], offline: bool,
+                      endpoint: Optional[str] = None) -> Optional[str]:
     """The ``config.json`` of the snapshot of ``checkpoint_path``, downloaded if the repository has one."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import EntryNotFoundError
@@ -96,7 +153,8 @@ def fetch_config_json(repo_id: str, checkpoint_path: str, cache_dir: Optional[st
         return None
     try:
         return hf_hub_download(repo_id, 'config.json', revision=osp.basename(snapshot), cache_dir=cache_dir,
-                               local_files_only=offline, library_name='sapiens2', library_version=__version__)
+                               local_files_only=offline, library_name='sapiens2', library_version=__version__,
+                               endpoint=endpoint)
     except (EntryNotFoundError, OSError):  # no config.json, or not cached while offline: nothing to check
         return None
 

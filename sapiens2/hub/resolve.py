@@ -1,16 +1,21 @@
 """Checkpoint names -> local files: Hub references (``hf://...``) and model aliases (``pose-1b``).
 
-Registered as schemes of the checkpoint loader (:func:`sapiens2.engine.checkpoint.register_checkpoint_scheme`) by
-``import sapiens2``, so every place that takes a checkpoint accepts them. An existing local file always wins.
+Importing this module registers both as schemes of the checkpoint loader
+(:func:`sapiens2.engine.checkpoint.register_checkpoint_scheme`), and the check of a Hub snapshot's ``config.json`` as
+a fit check (:func:`~sapiens2.engine.checkpoint.register_checkpoint_check`); ``import sapiens2`` does, so every place
+that takes a checkpoint accepts them. An existing local file always wins.
 """
 import os.path as osp
 from typing import Optional
 
 from mmengine.logging import print_log
 
+from sapiens2.engine.checkpoint import register_checkpoint_check, register_checkpoint_scheme
+
+from .config_check import check_model_fits_hub_config
 from .download import HubCheckpointNotFoundError, download_checkpoint
 from .model_zoo import checkpoint_root, entries_of_repo, find_local_checkpoint, get_entry
-from .reference import parse_hub_uri
+from .reference import HF_PREFIX, parse_hub_uri
 
 DEFAULT_FILENAMES = ('model.safetensors', 'pytorch_model.bin')
 
@@ -57,3 +62,8 @@ def resolve_alias(name: str, cache_dir: Optional[str] = None, local_files_only: 
         raise HubCheckpointNotFoundError(
             f'Model alias {name} ({entry.uri()}, defined in {", ".join(entry.sources)}): {err}\n  Or put the file '
             f'({entry.files[0]}) under the checkpoint root {checkpoint_root()} (SAPIENS2_CHECKPOINT_ROOT).') from err
+
+
+register_checkpoint_scheme(HF_PREFIX, resolve_hub_uri)
+register_checkpoint_scheme('', resolve_alias)
+register_checkpoint_check(check_model_fits_hub_config)

@@ -1,7 +1,7 @@
 """How the command-line tools report a user's mistake: one ``<prog>: error: ...`` line on stderr, exit code 1.
 
 A missing file, an unknown alias, a bad config or a checkpoint that does not fit the model raises one of
-:data:`USER_ERRORS` with a message that says what is wrong and how to fix it; the traceback adds nothing for the
+:func:`user_errors` with a message that says what is wrong and how to fix it; the traceback adds nothing for the
 user, so :func:`run_cli` prints the message alone. ``--debug`` (or ``SAPIENS2_DEBUG=1``) lets the exception
 through with its traceback. Other exceptions (bugs, out of memory...) always keep their traceback.
 """
@@ -11,15 +11,21 @@ import os.path as osp
 import sys
 from typing import Callable, Optional, Sequence, Tuple, Type
 
-from sapiens2.deploy.export import ExportParityError
-from sapiens2.engine.checkpoint import CheckpointMismatchError, UnsafeCheckpointError
-from sapiens2.engine.hooks.non_finite_loss_hook import NonFiniteTrainingError
+#: Built-in exceptions whose message is the whole story for the user (files, values, names, config syntax).
+USER_ERRORS: Tuple[Type[BaseException], ...] = (OSError, ValueError, KeyError, ImportError, SyntaxError)
+#: sapiens2's own (checkpoints that do not fit or would run code, a diverging training run,
+#: export parity), by module: they count once their module is imported,
+#: as it must be before one is raised, so that a command's fast paths (``--help``, mistakes) import no torch.
+LIBRARY_USER_ERRORS = (('sapiens2.engine.checkpoint', 'CheckpointMismatchError'),
+                       ('sapiens2.engine.checkpoint', 'UnsafeCheckpointError'),
+                       ('sapiens2.engine.hooks.non_finite_loss_hook', 'NonFiniteTrainingError'),
+                       ('sapiens2.deploy.export', 'ExportParityError'))
 
-#: Exceptions whose message is the whole story for the user (files, values, names, config syntax, checkpoints,
-#: a diverging training run).
-USER_ERRORS: Tuple[Type[BaseException], ...] = (OSError, ValueError, KeyError, ImportError, SyntaxError,
-                                                CheckpointMismatchError, ExportParityError, UnsafeCheckpointError,
-                                                NonFiniteTrainingError)
+
+def user_errors() -> Tuple[Type[BaseException], ...]:
+    """:data:`USER_ERRORS` and those of :data:`LIBRARY_USER_ERRORS` whose module is imported."""
+    loaded = tuple(getattr(sys.modules[module], name) for module, name in LIBRARY_USER_ERRORS if module in sys.modules)
+    return USER_ERRORS + loaded
 
 
 def add_debug_argument(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +49,7 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
             prog: Optional[str] = None) -> int:
     """Run ``main(argv)`` (``main()`` when ``argv`` is None) and return its exit code (None counts as 0).
 
-    A :data:`USER_ERRORS` exception becomes one ``<prog>: error: <message>`` line on stderr and exit code 1,
+    A :func:`user_errors` exception becomes one ``<prog>: error: <message>`` line on stderr and exit code 1,
     unless ``--debug`` is among the arguments or ``SAPIENS2_DEBUG`` is set; Ctrl-C exits with 130 (printing the
     interrupt's message, when it has one: what was done and kept).
     """
@@ -52,8 +58,8 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
     debug = '--debug' in args or os.environ.get('SAPIENS2_DEBUG', '') not in ('', '0')
     try:
         code = main() if argv is None else main(argv)
-    except USER_ERRORS as err:
-        if debug:
+    except Exception as err:
+        if debug or not isinstance(err, user_errors()):
             raise
         print(f'{prog}: error: {error_message(err)} (--debug shows the traceback)', file=sys.stderr)
         return 1

@@ -1,0 +1,213 @@
+"""``sapiens2 web``: a Gradio page to run the task models on an uploaded photo or video, in the browser.
+
+Upload a photo or a video, choose models (the shipped tiny models, and the released ones whose checkpoint is on this
+machine), see the pictures and download the raw results (JSON, NPY...). It works with no network: no analytics, no
+version check, no external fonts or scripts, and only the checkpoints already here. Gradio is an optional extra
+(``pip install 'sapiens2[web]'``; docs/install.md) imported by :func:`serve` alone.
+"""
+import os
+import os.path as osp
+import shutil
+import signal
+import tempfile
+import time
+import zipfile
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from sapiens2.hub.download import cached_hub_file
+from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, runnable_entries
+
+#: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.
+BROWSER_VIDEO_SUFFIX = '.webm'
+MAX_CACHED_INFERENCERS = 2
+
+
+def checkpoint_on_this_machine(entry: ModelZooEntry) -> bool:
+    """Whether ``entry`` runs without a download: shipped in the package, under the checkpoint root, or in the Hub
+    cache."""
+    if entry.packaged:
+        return osp.isfile(entry.packaged_path())
+    return (find_local_checkpoint(entry) is not None
+            or cached_hub_file(entry.repo, entry.files, entry.revision) is not None)
+
+
+def offered_models() -> Tuple[List[str], List[str]]:
+    """The aliases the page offers: (shipped with the package, released and on this machine), each sorted."""
+    shipped, cached = [], []
+    for entry in runnable_entries():
+        if checkpoint_on_this_machine(entry):
+            (shipped if entry.packaged else cached).append(entry.alias)
+    return shipped, cached
+
+
+def split_outputs(out_dir: str, name: str) -> Tuple[List[str], List[str]]:
+    """The files an inferencer wrote under ``out_dir`` for the input named ``name``: (pictures, raw results).
+
+    A picture is ``<task>/<name>.png`` (a photo) or ``<task>/<name>.mp4`` (a video); everything else is a raw result.
+    """
+    pictures, raw = [], []
+    for task in sorted(os.listdir(out_dir)):
+        for folder, _, files in sorted(os.walk(osp.join(out_dir, task))):
+            for file in sorted(files):
+                path = osp.join(folder, file)
+                is_picture = folder == osp.join(out_dir, task) and file in (f'{name}.png', f'{name}.mp4')
+                (pictures if is_picture else raw).append(path)
+    return pictures, raw
+
+
+def browser_video(path: str) -> str:
+    """A WebM (VP8) copy of the video ``path`` beside it, which browsers play."""
+    import cv2
+    capture = cv2.VideoCapture(path)
+    fps = capture.get(cv2.CAP_PROP_FPS) or 10.0
+    target = osp.splitext(path)[0] + BROWSER_VIDEO_SUFFIX
+    writer = None
+    try:
+        ok, frame = capture.read()
+        while ok:
+            if writer is None:
+                height, width = frame.shape[:2]
+                writer = cv2.VideoWriter(target, cv2.VideoWriter_fourcc(*'VP80'), fps, (width, height))
+                if not writer.isOpened():
+                    raise OSError(f'cannot write {target} (OpenCV without a VP8 encoder)')
+            writer.write(frame)
+            ok, frame = capture.read()
+    finally:
+        capture.release()
+        if writer is not None:
+            writer.release()
+    return target
+
+
+def download_names(paths: Sequence[str], root: str, folder: str) -> List[str]:
+    """Links to ``paths`` (under ``root``) in ``folder``, named by their path relative to ``root`` with ``-`` for
+    ``/`` (``normal-person.npy``), so that a downloaded file says which task it comes from."""
+    os.makedirs(folder, exist_ok=True)
+    links = []
+    for path in paths:
+        link = osp.join(folder, osp.relpath(path, root).replace(os.sep, '-'))
+        os.link(path, link)
+        links.append(link)
+    return links
+
+
+def zip_files(paths: Sequence[str], root: str, target: str) -> str:
+    """``paths`` (under ``root``) in the ZIP file ``target``, by their path relative to ``root``."""
+    with zipfile.ZipFile(target, 'w', zipfile.ZIP_DEFLATED) as archive:
+        for path in paths:
+            archive.write(path, osp.relpath(path, root))
+    return target
+
+
+class WebDemo:
+    """The page's work: one inference run per request into a folder of its own under ``out_root``.
+
+    Args:
+        out_root: Folder for the runs' outputs (the page serves files from there).
+        device: ``'cpu'``, ``'cuda'``...; default CUDA when available.
+    """
+
+    def __init__(self, out_root: str, device: Optional[str] = None) -> None:
+        self.out_root, self.device = out_root, device
+        self._inferencers: Dict[Tuple[str, ...], object] = {}
+
+    def inferencer(self, models: Sequence[str]):
+        """A :class:`~sapiens2.apis.Sapiens2Inferencer` for ``models``, kept for the next requests."""
+        from sapiens2.apis.inferencer import Sapiens2Inferencer
+        key = tuple(sorted(models))
+        if key not in self._inferencers:
+            while len(self._inferencers) >= MAX_CACHED_INFERENCERS:
+                self._inferencers.pop(next(iter(self._inferencers)))
+            self._inferencers[key] = Sapiens2Inferencer(list(key), device=self.device)
+        return self._inferencers[key]
+
+    def run(self, path: Optional[str], models: Sequence[str]) -> Tuple[List[str], List[str], str]:
+        """Run ``models`` on the photo or video ``path``: (pictures to show, files to download, a status line)."""
+        if not path:
+            raise ValueError('upload a photo or a video first')
+        if not models:
+            raise ValueError('choose at least one model')
+        out_dir = tempfile.mkdtemp(prefix='run-', dir=self.out_root)
+        self.inferencer(models)(path, out_dir=out_dir, show_progress=False, return_results=False)
+        name = osp.splitext(osp.basename(path))[0]
+        pictures, raw = split_outputs(out_dir, name)
+        shown = [browser_video(p) if p.endswith('.mp4') else p for p in pictures]
+        downloads = osp.join(out_dir, 'downloads')
+        files = download_names(raw, out_dir, downloads)
+        archive = zip_files(pictures + raw, out_dir, osp.join(downloads, f'{name}_results.zip'))
+        return shown, [archive] + files, f'{", ".join(models)} on {osp.basename(path)}: {len(raw)} raw result files'
+
+
+def import_gradio():
+    """The gradio module, with analytics and its version check off; a one-line error when the extra is missing."""
+    os.environ['GRADIO_ANALYTICS_ENABLED'] = 'False'
+    os.environ.setdefault('HF_HUB_DISABLE_TELEMETRY', '1')
+    try:
+        import gradio
+    except ImportError as err:
+        raise ImportError(f'the web demo needs gradio ({err}): pip install "sapiens2[web]", or in a checkout '
+                          '`make web-deps` and then `.venv-web/bin/sapiens2 web` (docs/install.md)') from err
+    return gradio
+
+
+def build_page(demo: WebDemo):
+    """The Gradio page (``gradio.Blocks``) of ``demo``."""
+    gr = import_gradio()
+    shipped, cached = offered_models()
+    default = [alias for alias in shipped if alias.startswith('pose-')][:1] or shipped[:1]
+
+    def predict(path, models):
+        try:
+            return demo.run(path, models)
+        except (OSError, ValueError, KeyError) as err:
+            raise gr.Error(str(err)) from err
+
+    with gr.Blocks(title='Sapiens2', analytics_enabled=False) as page:
+        gr.Markdown('# Sapiens2\nUpload a photo or a video, choose models, run. The `-tiny` models ship with the '
+                    'package (small, trained on synthetic people); released models appear here once their checkpoint '
+                    'is on this machine (`sapiens2-infer --task pose --size 1b ...` downloads it).')
+        with gr.Row():
+            with gr.Column():
+                models = gr.CheckboxGroup(choices=shipped + cached, value=default, label='Models', elem_id='models')
+                with gr.Tabs():
+                    with gr.Tab('Photo'):
+                        photo = gr.Image(type='filepath', sources=['upload'], label='Photo', elem_id='photo')
+                        photo_button = gr.Button('Run on the photo', variant='primary', elem_id='run-photo')
+                    with gr.Tab('Video'):
+                        video = gr.Video(sources=['upload'], label='Video', elem_id='video')
+                        video_button = gr.Button('Run on the video', variant='primary', elem_id='run-video')
+            with gr.Column():
+                status = gr.Markdown(elem_id='status')
+                gallery = gr.Gallery(label='Pictures', columns=2, object_fit='contain', height='auto',
+                                     interactive=False, elem_id='pictures')
+                files = gr.File(label='Raw results (a ZIP of everything, then each file)', file_count='multiple',
+                                interactive=False, elem_id='results')
+        photo_button.click(predict, [photo, models], [gallery, files, status])
+        video_button.click(predict, [video, models], [gallery, files, status])
+    return page
+
+
+def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None) -> None:
+    """Serve the page on ``host:port`` until Ctrl-C or SIGTERM; the runs' outputs are removed when it stops."""
+    gr = import_gradio()
+    from sapiens2.registration import register_all_modules
+    register_all_modules()
+    out_root = tempfile.mkdtemp(prefix='sapiens2-web-')
+    for stop in (signal.SIGINT, signal.SIGTERM):  # a KeyboardInterrupt (also where a shell ignored Ctrl-C)
+        signal.signal(stop, signal.default_int_handler)
+    page = None
+    try:
+        page = build_page(WebDemo(out_root, device))
+        page.queue(default_concurrency_limit=1)
+        page.launch(server_name=host, server_port=port, share=False, ssr_mode=False, allowed_paths=[out_root],
+                    theme=gr.themes.Default(font=['ui-sans-serif', 'system-ui', 'sans-serif'],
+                                            font_mono=['ui-monospace', 'monospace']),
+                    footer_links=[], mcp_server=False, pwa=False, prevent_thread_lock=True)
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print('sapiens2 web: stopped')
+    finally:
+        if page is not None:
+            page.close()
+        shutil.rmtree(out_root, ignore_errors=True)

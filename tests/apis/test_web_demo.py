@@ -1,0 +1,160 @@
+"""``sapiens2 web``: its work in this process, and the page in a real browser.
+
+The browser test starts ``sapiens2 web`` on a free port of 127.0.0.1 with the Python that has gradio and selenium
+(this one, or ``.venv-web`` from ``make web-deps``), then headless Chromium (Debian's chromium and chromium-driver)
+uploads a rendered photo and waits for the result pictures (tests/apis/web_browser.py). Without those it skips, except
+under ``CI``, where it fails. ``SAPIENS2_WEB_SCREENSHOT=path`` also saves the browser's screenshot there (the
+README's docs/images/web_demo.png).
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Optional
+
+import cv2
+import numpy as np
+import pytest
+
+from sapiens2.apis.web_demo import WebDemo, offered_models, split_outputs
+from sapiens2.hub.download import cached_hub_file
+from tests.hub.fake_hub import add_snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+WEB_VENV_PYTHON = REPO / '.venv-web' / 'bin' / 'python'
+SERVER_START_TIMEOUT = 300
+
+
+@pytest.fixture(scope='module')
+def photo(tmp_path_factory) -> str:
+    """A rendered SynthHumans photo (people the tiny models were trained on)."""
+    from sapiens2.datasets.synthhumans.render import render_scene
+    from sapiens2.datasets.synthhumans.scene import sample_scene
+    path = str(tmp_path_factory.mktemp('photo') / 'person.png')
+    cv2.imwrite(path, render_scene(sample_scene(np.random.default_rng(3), (256, 192))).image)
+    return path
+
+
+def test_offers_the_shipped_models_offline():
+    shipped, _ = offered_models()
+    assert {'pose-tiny', 'seg-tiny', 'normal-tiny'} <= set(shipped)
+    assert all(alias.endswith('-tiny') for alias in shipped)
+
+
+def test_cached_hub_file_never_downloads(tmp_path):
+    assert cached_hub_file('facebook/sapiens2-pose-1b', ['a.safetensors'], cache_dir=str(tmp_path)) is None
+    add_snapshot(str(tmp_path), 'facebook/sapiens2-pose-1b', {'b.safetensors': b'x'})
+    found = cached_hub_file('facebook/sapiens2-pose-1b', ['a.safetensors', 'b.safetensors'], cache_dir=str(tmp_path))
+    assert found is not None and found.endswith('b.safetensors')
+
+
+def test_run_on_a_photo_and_a_video(tmp_path, photo):
+    demo = WebDemo(str(tmp_path), device='cpu')
+    shown, files, status = demo.run(photo, ['pose-tiny'])
+    assert [Path(p).relative_to(tmp_path).parts[1:] for p in shown] == [('pose', 'person.png')]
+    assert files[0].endswith('person_results.zip') and any(Path(f).name.startswith('pose-') and f.endswith('.json')
+                                                            for f in files[1:])
+    with zipfile.ZipFile(files[0]) as archive:
+        assert 'pose/person.png' in archive.namelist() and len(archive.namelist()) == len(files)
+    assert 'pose-tiny on person.png' in status
+
+    clip = str(tmp_path / 'walk.mp4')
+    writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (192, 256))
+    for _ in range(3):
+        writer.write(cv2.imread(photo))
+    writer.release()
+    shown, files, _ = demo.run(clip, ['pose-tiny'])
+    assert len(shown) == 1 and shown[0].endswith('walk.webm')  # a copy the browser plays
+    capture = cv2.VideoCapture(shown[0])
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) in (0, 3) and capture.read()[0]  # WebM may not count frames
+    capture.release()
+    with pytest.raises(ValueError, match='upload a photo or a video'):
+        demo.run(None, ['pose-tiny'])
+    with pytest.raises(ValueError, match='choose at least one model'):
+        demo.run(photo, [])
+
+
+def test_split_outputs(tmp_path):
+    for relative in ('pose/x.png', 'pose/images_predictions.json', 'seg/x.png', 'seg/x_seg.npy', 'seg/x_seg.png',
+                     'seg/v/x.png'):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b'')
+    pictures, raw = split_outputs(str(tmp_path), 'x')
+    assert [Path(p).relative_to(tmp_path).as_posix() for p in pictures] == ['pose/x.png', 'seg/x.png']
+    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in raw) == [
+        'pose/images_predictions.json', 'seg/v/x.png', 'seg/x_seg.npy', 'seg/x_seg.png']
+
+
+def web_python() -> Optional[str]:
+    """The Python with gradio and selenium, if any, and Debian's chromium and its driver."""
+    if not (shutil.which('chromium') and shutil.which('chromedriver')):
+        return None
+    check = 'import importlib.util as u, sys; sys.exit(not (u.find_spec("gradio") and u.find_spec("selenium")))'
+    for python in (sys.executable, str(WEB_VENV_PYTHON)):
+        if os.path.exists(python) and subprocess.run([python, '-c', check], timeout=120).returncode == 0:
+            return python
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_page(url: str, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f'sapiens2 web exited with {server.returncode}: {server.stdout.read()[-3000:]}')
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f'sapiens2 web did not answer on {url} within {SERVER_START_TIMEOUT} s')
+
+
+@pytest.mark.slow
+def test_web_demo_in_a_browser(photo):
+    python = web_python()
+    if python is None:
+        message = ('the web demo test needs gradio and selenium (this Python or .venv-web) and chromium with '
+                   'chromium-driver: run `make web-deps`')
+        if os.environ.get('CI'):
+            pytest.fail(f'{message} (CI is set, so this is a failure, not a skip)', pytrace=False)
+        pytest.skip(message)
+    port = free_port()
+    url = f'http://127.0.0.1:{port}/'
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS='1', PYTHONUNBUFFERED='1')
+    command = ('import sys, sapiens2_entry; '
+               f'sys.exit(sapiens2_entry.main(["web", "--port", "{port}", "--device", "cpu"]))')
+    server = subprocess.Popen([python, '-c', command], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for_page(url, server)
+        browser = subprocess.run([python, '-m', 'tests.apis.web_browser', url, photo,
+                                  os.environ.get('SAPIENS2_WEB_SCREENSHOT', '')], cwd=REPO, env=env,
+                                 capture_output=True, text=True, timeout=600)
+        assert browser.returncode == 0, browser.stdout[-3000:] + browser.stderr[-3000:]
+        page = json.loads(browser.stdout.strip().splitlines()[-1])
+    finally:
+        server.send_signal(signal.SIGTERM)  # sapiens2 web closes gradio and removes its outputs
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    assert page['pictures'] == 3  # pose, seg and normal
+    assert any(name.endswith('person_results.zip') for name in page['files'])
+    assert 'on person.png' in page['status'] and all(alias in page['status'] for alias in ('pose-tiny', 'seg-tiny',
+                                                                                            'normal-tiny'))
+    assert page['external'] == []  # no fonts, scripts or analytics from outside: it works with no network

@@ -1,0 +1,62 @@
+"""A Hub that cannot be reached answers at once: the cached file, or the clear error, with no retries.
+
+The Hub is a local port that refuses connections (a socket bound, then closed); offline mode, which the test session
+sets (tests/conftest.py), is switched off for these tests so that the download really tries the network.
+"""
+import socket
+import time
+
+import pytest
+import torch
+
+from sapiens2.hub import download
+from sapiens2.hub.download import HubCheckpointNotFoundError, download_checkpoint, hub_reachable
+from tests.hub.fake_hub import add_snapshot
+
+REPO = 'facebook/sapiens2-seg-0.4b'
+FILES = ('sapiens2_0.4b_seg.safetensors', 'model.safetensors')
+
+
+@pytest.fixture
+def online(monkeypatch):
+    from huggingface_hub import constants
+    monkeypatch.setattr(constants, 'HF_HUB_OFFLINE', False)
+    for name in ('HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def refused_endpoint() -> str:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+    return f'http://127.0.0.1:{port}'
+
+
+def test_refused_hub_fails_at_once_with_the_clear_message(tmp_path, online, refused_endpoint):
+    start = time.perf_counter()
+    with pytest.raises(HubCheckpointNotFoundError) as err:
+        download_checkpoint(REPO, FILES, cache_dir=str(tmp_path), endpoint=refused_endpoint)
+    assert time.perf_counter() - start < 3  # huggingface_hub alone retries for about a minute
+    message = str(err.value)
+    assert 'offline mode (HF_HUB_OFFLINE): off, but the Hub could not be reached' in message
+    assert f'hf download {REPO} {FILES[0]}' in message
+
+
+def test_refused_hub_still_gives_the_cached_file(tmp_path, online, refused_endpoint):
+    add_snapshot(str(tmp_path), REPO, {FILES[1]: {'backbone.w': torch.ones(2)}})
+    path = download_checkpoint(REPO, FILES, cache_dir=str(tmp_path), endpoint=refused_endpoint)
+    assert path.endswith(FILES[1])
+
+
+def test_reachability_probe(refused_endpoint, monkeypatch):
+    assert not hub_reachable(refused_endpoint)
+    with socket.socket() as server:
+        server.bind(('127.0.0.1', 0))
+        server.listen()
+        assert hub_reachable(f'http://127.0.0.1:{server.getsockname()[1]}')
+    monkeypatch.setenv('HTTPS_PROXY', 'http://proxy.internal:3128')
+    monkeypatch.setenv('HTTP_PROXY', 'http://proxy.internal:3128')
+    monkeypatch.setenv('NO_PROXY', 'localhost')
+    assert download._connection_target('https://huggingface.co') == ('proxy.internal', 3128)
+    assert download._connection_target('http://localhost:8000') == ('localhost', 8000)
