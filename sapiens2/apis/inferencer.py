@@ -1,5 +1,6 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
+import functools
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -12,6 +13,7 @@ from sapiens2.registry import INFERENCE_TASKS
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
+from .notices import Notices
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -115,11 +117,13 @@ class Sapiens2Inferencer:
                  bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
                  show_progress: bool = True,
                  return_results: bool = True,
-                 recursive: bool = False) -> List[dict]:
+                 recursive: bool = False,
+                 show: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
-            inputs: Image path, folder, video file, (H, W, 3) BGR uint8 array, or a list of these.
+            inputs: Image path, folder, video file, ``webcam``/``webcam:N`` or a stream URL (live: frames that arrive
+                while the model is busy are dropped), (H, W, 3) BGR uint8 array, or a list of these.
             out_dir: Where to write pictures and raw results (see :class:`ResultWriter`); nothing is written if None.
             save_vis, save_pred: Write pictures / raw results.
             bboxes: Person boxes (xyxy, optional 5th value = score) per image name (file stem, ``array_000000``,
@@ -127,23 +131,30 @@ class Sapiens2Inferencer:
             show_progress: Progress bar over frames (when there is more than one).
             return_results: Collect and return the results (disable for long videos).
             recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
+            show: Also show the pictures in an OpenCV window per task as they are drawn (needs ``out_dir``).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
         """
         sources = collect_sources(inputs, recursive)
+        for task in self.tasks:
+            if hasattr(task, 'notices'):
+                task.notices = Notices()  # warnings are shown once per call, not once per frame
         if bboxes:
             if not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
-        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size)
-                  if out_dir else None)
-        total = sum(len(source) for source in sources)
+        if show and not out_dir:
+            raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
+        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
+                               show=show) if out_dir else None)
+        live = any(source.live for source in sources)
+        total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []
         try:
-            with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
-                for batch in self._batches(sources, writer.end_source if writer else None):
+            with tqdm(total=total, disable=not show_progress or (not live and total <= 1), unit='frame') as bar:
+                for batch in self._batches(sources, functools.partial(self._end_source, writer)):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
                         if writer is not None:
                             writer.add(source, index, image, results)
@@ -159,16 +170,27 @@ class Sapiens2Inferencer:
             writer.close()
         return collected
 
+    def _end_source(self, writer: Optional[ResultWriter], source: Source) -> None:
+        if writer is not None:
+            writer.end_source(source)
+        for task in self.tasks:
+            if hasattr(task, 'end_stream'):
+                task.end_stream(source.name)
+
     def _batches(self, sources: List[Source],
                  end_source: Optional[Callable[[Source], None]]) -> Iterator[List[Frame]]:
         """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
         model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called
-        after the last frame of each video."""
+        after the last frame of each video. Live sources are neither read ahead nor batched: each frame is the
+        newest one when the model is free."""
         batch: List[Frame] = []
-        for source, index, image in prefetched(_frames_and_ends(sources), PREFETCH_BATCHES * self.batch_size):
+        frames = _frames_and_ends(sources)
+        if not any(source.live for source in sources):
+            frames = prefetched(frames, PREFETCH_BATCHES * self.batch_size)
+        for source, index, image in frames:
             if index is not None:
                 batch.append((source, index, image))
-                if len(batch) == self.batch_size:
+                if len(batch) == self.batch_size or source.live:
                     yield batch
                     batch = []
             elif source.kind == 'video':
@@ -187,7 +209,9 @@ class Sapiens2Inferencer:
             kwargs = {}
             if getattr(task, 'accepts_bboxes', False):
                 names = [_frame_name(source, index) for source, index, _ in batch]
-                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names)
+                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names,
+                              streams=[(source.name, index, source.fps) if source.kind == 'video' else None
+                                       for source, index, _ in batch])
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame
