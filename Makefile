@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sapiens2-installed
 PYTEST_ARGS ?=
 
-.PHONY: install demo test test-fast lint clean-venv web-deps
+.PHONY: install demo test test-fast test-deps web-deps lint clean-venv
 
 install: $(STAMP)
 
@@ -22,6 +22,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	OMP_NUM_THREADS=2 $(PY) -m pytest tests $(PYTEST_ARGS)
+
+# System packages some tests need (Debian/Ubuntu, as root): xvfb for the `--show` window test
+# (tests/apis/test_video.py, which skips without xvfb-run outside CI and fails under CI=1).
+test-deps:
+	apt-get update
+	apt-get install -y --no-install-recommends xvfb xauth
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -22,7 +22,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         '  sapiens2-infer photos/ --task pose seg normal --size 1b --out outputs/\n'
         '  sapiens2-infer clip.mp4 --model configs/pose/my_config.py --weights work_dirs/x/iter_1000.pth --out o/',
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('inputs', nargs='+', help='image files, folders of images, video files or GIFs')
+    parser.add_argument('inputs', nargs='+', help='image files, folders of images, video files or GIFs, webcam or '
+                        'webcam:N, stream URLs (http://, rtsp://...)')
     parser.add_argument('--recursive', action='store_true',
                         help='also read the sub-folders of folder inputs (outputs keep their relative paths)')
     parser.add_argument('--out', required=True, help='output folder')
@@ -50,6 +51,20 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
                         help='pose keypoints in this layout instead of the 308, for models that predict the 308 '
                         'keypoints (docs/pose.md: keypoint formats)')
+    parser.add_argument('--no-track', action='store_true',
+                        help='videos and streams: no track ids (and no smoothing); every frame on its own')
+    parser.add_argument('--smooth', action=argparse.BooleanOptionalAction, default=True,
+                        help='videos and streams: One-Euro smoothing of the tracked keypoints and boxes (default on; '
+                        'images are never smoothed)')
+    parser.add_argument('--smooth-min-cutoff', type=float, default=None,
+                        help='One-Euro cut-off at rest in Hz (lower: smoother, more lag; default 1.0)')
+    parser.add_argument('--smooth-beta', type=float, default=None,
+                        help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
+                        'motion; default 1.5)')
+    parser.add_argument('--det-interval', type=int, default=1,
+                        help='videos and streams: run the person detector every N frames; the boxes in between come '
+                        'from the tracked keypoints')
+    parser.add_argument('--show', action='store_true', help='also show the pictures in a window as they are drawn')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
     parser.add_argument('--overwrite', action='store_true',
@@ -63,6 +78,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         parser.error(f'--weights needs one checkpoint per --model ({len(args.model)}), got {len(args.weights)}')
     if bool(args.det_config) != bool(args.det_checkpoint):
         parser.error('--det-config and --det-checkpoint go together')
+    if args.det_interval < 1 or (args.det_interval > 1 and not args.det_config):
+        parser.error(f'--det-interval {args.det_interval}: give a number >= 1, and --det-config/--det-checkpoint '
+                     'for more than 1 (the detector it runs every N frames)')
     if args.recursive:
         out = osp.realpath(args.out)
         for folder in filter(osp.isdir, args.inputs):
@@ -78,10 +96,14 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
 
 def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
-    options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format)
+    options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format, track=not args.no_track,
+                   smooth=args.smooth)
+    for name in ('min_cutoff', 'beta'):
+        if getattr(args, f'smooth_{name}') is not None:
+            options[name] = getattr(args, f'smooth_{name}')
     if args.det_config:
         options.update(det_config=args.det_config, det_checkpoint=args.det_checkpoint, bbox_thr=args.bbox_thr,
-                       nms_thr=args.nms_thr)
+                       nms_thr=args.nms_thr, det_interval=args.det_interval)
     return options
 
 
@@ -94,6 +116,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
     from .inputs import collect_sources
     sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
+    if args.show:
+        from .display import check_display
+        check_display()
     models = list(args.model) + args.aliases
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
@@ -111,7 +136,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
-               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite)
+               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show)
     for task in inferencer.tasks:
         print(f'{task.name}: results in {osp.join(args.out, task.name)}')
     return 0

@@ -1,5 +1,6 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
+import functools
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -13,6 +14,7 @@ from sapiens2.utils.devices import check_dtype, resolve_device
 
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
+from .notices import Notices
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -119,11 +121,13 @@ class Sapiens2Inferencer:
                  show_progress: bool = True,
                  return_results: bool = True,
                  recursive: bool = False,
-                 overwrite: bool = False) -> List[dict]:
+                 overwrite: bool = False,
+                 show: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
-            inputs: Image path, folder, video file, (H, W, 3) BGR uint8 array, or a list of these.
+            inputs: Image path, folder, video file, ``webcam``/``webcam:N`` or a stream URL (live: frames that arrive
+                while the model is busy are dropped), (H, W, 3) BGR uint8 array, or a list of these.
             out_dir: Where to write pictures and raw results (see :class:`ResultWriter`); nothing is written if None.
             save_vis, save_pred: Write pictures / raw results.
             bboxes: Person boxes (xyxy, optional 5th value = score) per image name (file stem, ``array_000000``,
@@ -133,6 +137,7 @@ class Sapiens2Inferencer:
             recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
             overwrite: Replace files in ``out_dir`` that sapiens2 did not write there. Without it such a file is
                 refused before anything is written (``FileExistsError``); an output never replaces an input.
+            show: Also show the pictures in an OpenCV window per task as they are drawn (needs ``out_dir``).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
         Raises:
@@ -140,26 +145,32 @@ class Sapiens2Inferencer:
                 already predicted, group files included.
         """
         sources = collect_sources(inputs, recursive)
+        for task in self.tasks:
+            if hasattr(task, 'notices'):
+                task.notices = Notices()  # warnings are shown once per call, not once per frame
         if bboxes:
             if not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
+        if show and not out_dir:
+            raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
         writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
-                               overwrite) if out_dir else None)
+                               overwrite, show) if out_dir else None)
         try:
             if writer is not None:
                 writer.check_outputs(sources)
         except BaseException:
             writer.stop()
             raise
-        total = sum(len(source) for source in sources)
+        live = any(source.live for source in sources)
+        total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []
         done = 0
         try:
-            with tqdm(total=total, disable=not show_progress or total <= 1, unit='frame') as bar:
-                for batch in self._batches(sources, writer.end_source if writer else None):
+            with tqdm(total=total, disable=not show_progress or (not live and total <= 1), unit='frame') as bar:
+                for batch in self._batches(sources, functools.partial(self._end_source, writer)):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
                         if writer is not None:
                             writer.add(source, index, image, results)
@@ -172,7 +183,8 @@ class Sapiens2Inferencer:
             if writer is None:
                 raise
             writer.close()
-            raise InferenceInterrupted(f'interrupted after {done} of {total} {_unit(sources)}; their '
+            count = f'{done} of {total}' if total is not None else f'{done}'  # a live stream has no end
+            raise InferenceInterrupted(f'interrupted after {count} {_unit(sources)}; their '
                                        f'{writer.contents()} are written to {out_dir}') from None
         except BaseException:
             if writer is not None:
@@ -182,16 +194,27 @@ class Sapiens2Inferencer:
             writer.close()
         return collected
 
+    def _end_source(self, writer: Optional[ResultWriter], source: Source) -> None:
+        if writer is not None:
+            writer.end_source(source)
+        for task in self.tasks:
+            if hasattr(task, 'end_stream'):
+                task.end_stream(source.name)
+
     def _batches(self, sources: List[Source],
                  end_source: Optional[Callable[[Source], None]]) -> Iterator[List[Frame]]:
         """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
         model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called
-        after the last frame of each video."""
+        after the last frame of each video. Live sources are neither read ahead nor batched: each frame is the
+        newest one when the model is free."""
         batch: List[Frame] = []
-        for source, index, image in prefetched(_frames_and_ends(sources), PREFETCH_BATCHES * self.batch_size):
+        frames = _frames_and_ends(sources)
+        if not any(source.live for source in sources):
+            frames = prefetched(frames, PREFETCH_BATCHES * self.batch_size)
+        for source, index, image in frames:
             if index is not None:
                 batch.append((source, index, image))
-                if len(batch) == self.batch_size:
+                if len(batch) == self.batch_size or source.live:
                     yield batch
                     batch = []
             elif source.kind == 'video':
@@ -210,7 +233,9 @@ class Sapiens2Inferencer:
             kwargs = {}
             if getattr(task, 'accepts_bboxes', False):
                 names = [_frame_name(source, index) for source, index, _ in batch]
-                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names)
+                kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names,
+                              streams=[(source.name, index, source.fps) if source.kind == 'video' else None
+                                       for source, index, _ in batch])
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame

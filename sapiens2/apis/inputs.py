@@ -7,6 +7,8 @@ Every frame is an (H, W, 3) BGR uint8 array, as OpenCV (and so the configs' ``Lo
   palette images take their palette colours, 16-bit images keep their top 8 bits (value // 256, as OpenCV reads a
   16-bit PNG); an animated WebP/PNG or a multi-page TIFF gives its first frame;
 * videos (MP4, AVI, MOV, MKV, WebM, M4V) are read with OpenCV and animated GIFs with Pillow, frame by frame;
+* ``webcam``, ``webcam:N`` and stream URLs (``http(s)://``, ``rtsp://``...) are live video sources, read with OpenCV
+  too, dropping the frames that arrive while the model is busy (:mod:`sapiens2.apis.live`);
 * an image declaring more pixels than twice ``PIL.Image.MAX_IMAGE_PIXELS`` (about 179 million by default) is
   refused before it is decoded (a decompression-bomb guard; raise that Pillow setting for genuine huge images).
 
@@ -17,18 +19,21 @@ more than 200 bytes is shortened to its beginning and a hash of the whole name
 (:func:`~sapiens2.utils.output_paths.fit_name`), with a warning, so that output file names stay within the file
 system's limit of 255 bytes.
 """
+import functools
 import logging
 import os
 import os.path as osp
 import warnings
-from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import cv2
 import numpy as np
 from PIL import Image, ImageOps, ImageSequence
 
 from sapiens2.utils.output_paths import fit_name
+
+from .live import LatestFrames, is_live_input, live_name, open_capture
 
 IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.bmp', '.webp', '.tif', '.tiff')
 VIDEO_EXTENSIONS = ('.mp4', '.avi', '.mov', '.mkv', '.webm', '.m4v', '.gif')
@@ -51,10 +56,15 @@ class Source:
     group: str
     path: Optional[str] = None
     array: Optional[np.ndarray] = None
+    live: bool = False  # a webcam or stream: a video of unknown length, whose frames are dropped, never queued
+    capture: Optional[Any] = field(default=None, repr=False)  # the opened cv2.VideoCapture of a live source
 
     def __len__(self) -> int:
+        """Number of frames (0 for a live source: unknown)."""
         if self.kind != 'video':
             return 1
+        if self.live:
+            return 0
         if _is_gif(self.path):
             with _open_image(self.path) as image:
                 return int(getattr(image, 'n_frames', 1))
@@ -63,11 +73,14 @@ class Source:
         capture.release()
         return max(count, 0)
 
-    @property
+    @functools.cached_property
     def fps(self) -> float:
         """Frame rate of a video or GIF (30 for a video that does not say, 10 for a GIF without durations)."""
         if self.kind != 'video':
             return 30.0
+        if self.live:
+            fps = self.capture.get(cv2.CAP_PROP_FPS)
+            return fps if fps and 0 < fps < 1000 else 30.0
         if _is_gif(self.path):
             with _open_image(self.path) as image:
                 duration = image.info.get('duration') or 0
@@ -87,6 +100,8 @@ class Source:
             yield 0, as_bgr_uint8(self.array, self.name)
         elif self.kind == 'image':
             yield 0, read_image(self.path)
+        elif self.live:
+            yield from LatestFrames(self.capture, self.name, self.fps)
         elif _is_gif(self.path):
             yield from _gif_frames(self.path)
         else:
@@ -224,6 +239,9 @@ def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
 
 
 def _file_source(path: str) -> Tuple[Source, str]:
+    if is_live_input(path):
+        name = live_name(path)
+        return Source('video', name, name, path=path, live=True, capture=open_capture(path)), ''
     if not osp.exists(path):
         raise FileNotFoundError(f'input {path} does not exist')
     name = _output_name(_without_extension(osp.basename(path)), path)

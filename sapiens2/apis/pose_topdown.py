@@ -1,5 +1,4 @@
 """Top-down pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
-import logging
 from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
@@ -7,12 +6,12 @@ import mmcv
 import numpy as np
 from mmengine.config import Config
 from mmengine.dataset import Compose
-from mmengine.logging import print_log
 from mmpose.evaluation.functional import nms
 from mmpose.structures import PoseDataSample
 from mmpose.structures.bbox import bbox_xywh2xyxy
 from torch import nn
 
+from .notices import Notices
 from .pipeline import inference_pipeline, run_test_step
 
 ConfigLike = Union[str, Path, Config]
@@ -85,13 +84,14 @@ def whole_image_person_share(model: nn.Module, width: int, height: int) -> float
     return min(crop_aspect / image_aspect, image_aspect / crop_aspect)
 
 
-def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int) -> None:
+def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int, notices: Notices) -> None:
     share = whole_image_person_share(model, width, height)
     if share < 0.75:
-        print_log(f'{name}: no person boxes and no detector, so the whole {width}x{height} image is one box; expanded '
+        notices.warn('whole-image', f'{name}: no person boxes and no detector, so the whole {width}x{height} image is '
+                     'one box; expanded '
                   f'to the model\'s aspect ratio, a person filling the image covers {share:.0%} of the crop, where '
                   'top-down models are less accurate. Pass --bboxes or --det-config/--det-checkpoint (a person '
-                  'detector) for reliable keypoints.', logger='current', level=logging.WARNING)
+                     'detector) for reliable keypoints. (Shown once per run.)')
 
 
 def inference_pose_topdown(model: nn.Module,
@@ -103,7 +103,8 @@ def inference_pose_topdown(model: nn.Module,
                            det_nms_thr: float = 0.3,
                            batch_size: int = 8,
                            pipeline: Optional[Compose] = None,
-                           name: Optional[str] = None) -> List[PoseDataSample]:
+                           name: Optional[str] = None,
+                           notices: Optional[Notices] = None) -> List[PoseDataSample]:
     """Estimate the pose of every person box in ``img`` (a path or a BGR array) with the model's test path.
 
     Boxes come from ``bboxes`` (N, 4) or (N, 5) with scores, in ``bbox_format`` ('xyxy' or 'xywh'; checked with
@@ -117,6 +118,8 @@ def inference_pose_topdown(model: nn.Module,
     Args:
         model: A pose estimator from :func:`sapiens2.apis.init_model` (``cfg`` and ``dataset_meta`` attached).
         name: Names the image in error messages (default: the path, or ``'image'``).
+        notices: Warnings already shown (:class:`~sapiens2.apis.notices.Notices`), so that the frames of a video warn
+            once; default: a new one (every call warns).
 
     Returns:
         One ``PoseDataSample`` per box; ``pred_instances.keypoints`` (1, K, 2) are in image pixels,
@@ -133,7 +136,7 @@ def inference_pose_topdown(model: nn.Module,
     else:
         height, width = image.shape[:2]
         boxes = np.array([[0, 0, width, height, 1]], dtype=np.float32)
-        _notice_whole_image_box(model, name, width, height)
+        _notice_whole_image_box(model, name, width, height, notices or Notices())
     pipeline = pipeline or inference_pipeline(model.cfg)
     infos = [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
     results: List[PoseDataSample] = []

@@ -1,15 +1,17 @@
 """Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results, per-group files."""
+import json
 import os
 import os.path as osp
 import re
 from collections import defaultdict
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import cv2
 import numpy as np
 
 from sapiens2.utils.output_paths import make_folder
 
+from .display import WindowDisplay
 from .inputs import Source
 from .ordered_worker import OrderedWorker
 from .output_guard import OutputGuard, guarding
@@ -22,7 +24,10 @@ class ResultWriter:
 
     * image ``x.jpg``: ``<task>/x.png`` (picture) and the task's raw files ``<task>/x*`` (e.g. ``x_seg.npy``);
     * video or GIF ``v.mp4``: ``<task>/v.mp4`` (pictures as a video) and raw files ``<task>/v/v_000000*`` per frame;
-    * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``.
+    * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``; for a video or
+      stream, of a task that has ``group_header`` and ``frame_record``, JSON Lines ``pose/<video>_predictions.jsonl``
+      (the header, then one line per frame, flushed as each frame is written: an endless stream or a Ctrl-C keeps
+      every frame written so far).
 
     Two results are never written under the same name in one run: a second claim of a name raises ``ValueError``
     before anything is overwritten. No output replaces an input, nor (unless ``overwrite``) a file that sapiens2 did
@@ -35,17 +40,20 @@ class ResultWriter:
     """
 
     def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
-                 save_pred: bool = True, write_ahead: int = 0, overwrite: bool = False) -> None:
+                 save_pred: bool = True, write_ahead: int = 0, overwrite: bool = False, show: bool = False) -> None:
         self.out_dir, self.tasks = out_dir, list(tasks)
         self.save_vis, self.save_pred = save_vis, save_pred
+        self.show = WindowDisplay() if show else None
         self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
+        self.lines: Dict[Tuple[str, str], IO[str]] = {}  # JSON Lines file per (task, video)
         self.records: Dict[Tuple[str, str], List[dict]] = defaultdict(list)
         self.written: List[str] = []
         self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
         self.guard = OutputGuard(out_dir, overwrite=overwrite)
         for task in self.tasks:
             make_folder(osp.join(out_dir, task.name), '--out')
-        self._worker: Optional[OrderedWorker] = OrderedWorker(write_ahead) if write_ahead > 0 else None
+        # Windows are drawn from the calling thread (GUI toolkits want one thread), so --show writes in it too.
+        self._worker: Optional[OrderedWorker] = OrderedWorker(write_ahead) if write_ahead > 0 and not show else None
 
     def _run(self, fn: Callable[..., Any], *args: Any) -> None:
         if self._worker is None:
@@ -81,6 +89,9 @@ class ResultWriter:
             if self.save_pred:
                 for group in dict.fromkeys(source.group for source in sources):
                     yield from (osp.join(task_dir, group + suffix) for suffix in task.group_suffixes)
+                if hasattr(task, 'frame_record'):  # videos and streams: JSON Lines
+                    videos = dict.fromkeys(source.group for source in sources if source.kind == 'video')
+                    yield from (osp.join(task_dir, group + '_predictions.jsonl') for group in videos)
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
@@ -101,12 +112,31 @@ class ResultWriter:
                 os.makedirs(pred_dir, exist_ok=True)
                 with guarding(self.guard):
                     self.written += task.save(image, result, pred_dir, stem, results)
-            if self.save_vis:
-                self._add_picture(task, source, frame, task.visualize(image, result, results))
+            if self.save_vis or self.show:
+                picture = task.visualize(image, result, results)
+                if self.save_vis:
+                    self._add_picture(task, source, frame, picture)
+                if self.show:
+                    self.show(task.name, picture)
             if self.save_pred and _has_group_file(task):
                 height, width = image.shape[:2]
-                self.records[(task.name, source.group)].append(
-                    dict(image_name=frame, image_size=[width, height], result=result))
+                record = dict(image_name=frame, image_size=[width, height], result=result)
+                if source.kind == 'video' and hasattr(task, 'frame_record'):
+                    self._add_line(task, source, record)
+                else:
+                    self.records[(task.name, source.group)].append(record)
+
+    def _add_line(self, task: BaseInferenceTask, source: Source, record: dict) -> None:
+        """Append a frame to the video's JSON Lines file (opened with the task's header line) and flush it."""
+        key = (task.name, source.name)
+        if key not in self.lines:
+            path = osp.join(self.out_dir, task.name, source.group + '_predictions.jsonl')
+            self._claim(path, source.name)
+            self.lines[key] = open(self.guard.check(path), 'w')
+            self.written.append(path)
+            self.lines[key].write(json.dumps(task.group_header(source.group, record['image_size'])) + '\n')
+        self.lines[key].write(json.dumps(task.frame_record(record)) + '\n')
+        self.lines[key].flush()
 
     def _claim(self, stem: str, frame: str) -> None:
         """Reserve an output path or file stem for ``frame``; a second claim raises (case-insensitive)."""
@@ -147,6 +177,9 @@ class ResultWriter:
             writer = self.videos.pop((task.name, source.name), None)
             if writer is not None:
                 writer.release()
+            lines = self.lines.pop((task.name, source.name), None)
+            if lines is not None:
+                lines.close()
 
     def contents(self) -> str:
         """What this writer writes, in words: ``'predictions and pictures'``, ``'predictions'``..."""
@@ -165,6 +198,11 @@ class ResultWriter:
                 writer.release()
             self.videos.clear()
             self.guard.record(self.written)
+            for lines in self.lines.values():
+                lines.close()
+            self.lines.clear()
+            if self.show is not None:
+                self.show.close()
 
     def close(self) -> List[str]:
         """Write the queued frames, release videos, write group files; return every path written."""

@@ -19,7 +19,8 @@ def draw_keypoints(image: np.ndarray,
                    kpt_thr: float = 0.3,
                    radius: Optional[int] = None,
                    thickness: Optional[int] = None,
-                   bboxes: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
+                   bboxes: Optional[Sequence[Sequence[float]]] = None,
+                   instance_colors: Optional[Sequence[Sequence[int]]] = None) -> np.ndarray:
     """Draw instances' skeletons on a copy of a BGR image.
 
     Args:
@@ -31,6 +32,8 @@ def draw_keypoints(image: np.ndarray,
             model without metainfo (the 308 style for 308 keypoints, plain points otherwise).
         radius, thickness: point radius and link width; default proportional to the image size.
         bboxes: optional (N, 4) xyxy boxes drawn in white.
+        instance_colors: optional (N, 3) RGB, one colour per instance (e.g. per track) for its box and skeleton
+            links; the points keep the style's colours.
     Returns:
         The drawn (H, W, 3) uint8 BGR image.
     """
@@ -42,16 +45,17 @@ def draw_keypoints(image: np.ndarray,
         raise ValueError(f'{keypoints.shape[1]} keypoints but the style has {len(style["point_colors"])} colours')
     canvas = np.ascontiguousarray(image.copy())
     radius, thickness = _scaled(radius, image, 0.004), _scaled(thickness, image, 0.003)
-    for box in bboxes if bboxes is not None else []:
+    own = [_bgr(color) for color in instance_colors] if instance_colors is not None else None
+    for n, box in enumerate(bboxes if bboxes is not None else []):
         x1, y1, x2, y2 = (int(round(v)) for v in box[:4])
-        cv2.rectangle(canvas, (x1, y1), (x2, y2), (255, 255, 255), max(1, thickness // 2))
-    for kpts, kpt_scores in zip(keypoints, scores):
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), own[n] if own else (255, 255, 255), max(1, thickness // 2))
+    for n, (kpts, kpt_scores) in enumerate(zip(keypoints, scores)):
         visible = (kpt_scores >= kpt_thr) & np.isfinite(kpts).all(-1)
         pts = np.round(kpts).astype(np.int64)
         for (a, b), color in zip(style['links'], style['link_colors']):
             if visible[a] and visible[b]:
-                cv2.line(canvas, tuple(map(int, pts[a])), tuple(map(int, pts[b])), _bgr(color), thickness,
-                         cv2.LINE_AA)
+                cv2.line(canvas, tuple(map(int, pts[a])), tuple(map(int, pts[b])), own[n] if own else _bgr(color),
+                         thickness, cv2.LINE_AA)
         for idx in np.flatnonzero(visible):
             cv2.circle(canvas, tuple(map(int, pts[idx])), radius, _bgr(style['point_colors'][idx]), -1, cv2.LINE_AA)
     return canvas

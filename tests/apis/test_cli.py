@@ -54,7 +54,7 @@ def test_cli_in_process_on_a_video(tmp_path, pose_checkpoint):
     assert main([clip, '--model', POSE, '--weights', pose_checkpoint, '--out', str(tmp_path / 'o'), '--device',
                  'cpu', '--quiet', '--no-pred']) == 0
     assert (tmp_path / 'o' / 'pose' / 'walk.mp4').is_file()
-    assert not (tmp_path / 'o' / 'pose' / 'walk_predictions.json').exists()  # --no-pred
+    assert not (tmp_path / 'o' / 'pose' / 'walk_predictions.jsonl').exists()  # --no-pred
 
 
 def test_cli_argument_errors():
@@ -73,8 +73,9 @@ def test_cli_on_a_gif_with_a_progress_bar(tmp_path, pose_checkpoint, capsys):
     assert main([str(tmp_path / 'wave.gif'), '--model', POSE, '--weights', pose_checkpoint, '--out', str(out),
                  '--device', 'cpu']) == 0
     assert '3/3' in capsys.readouterr().err  # progress over the GIF's frames
-    predictions = json.loads((out / 'pose' / 'wave_predictions.json').read_text())
-    assert [frame['image_name'] for frame in predictions['frames']] == [f'wave_00000{i}' for i in range(3)]
+    header, *frames = map(json.loads, (out / 'pose' / 'wave_predictions.jsonl').read_text().splitlines())
+    assert [frame['image_name'] for frame in frames] == [f'wave_00000{i}' for i in range(3)]
+    assert [[i['track_id'] for i in frame['instances']] for frame in frames] == [[1]] * 3
     capture = cv2.VideoCapture(str(out / 'pose' / 'wave.mp4'))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 3
     capture.release()

@@ -93,8 +93,9 @@ def test_video_in_video_out(inferencer, tmp_path):
         assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == 5
         capture.release()
     assert (tmp_path / 'out' / 'seg' / 'clip' / 'clip_000004_seg.npy').is_file()
-    frames = json.loads((tmp_path / 'out' / 'pose' / 'clip_predictions.json').read_text())['frames']
-    assert len(frames) == 5
+    # Videos: JSON Lines, a header then one line per frame.
+    header, *frames = map(json.loads, (tmp_path / 'out' / 'pose' / 'clip_predictions.jsonl').read_text().splitlines())
+    assert header['video'] == 'clip' and len(frames) == 5
 
 
 def test_checkpoint_loads_strictly_and_changes_the_output(tmp_path):

@@ -18,9 +18,12 @@ Stages (each prints its measured time):
    people per scene); pose runs on the annotated person boxes.
 4. pictures: one composite per image ([image | pose skeleton | body parts | normals | depth | albedo | alpha],
    ``sapiens2.visualization.composite``), a contact sheet and a small JPEG of the multi-person scene.
-5. metrics: each task's headline metric from its model card (the full validation split), next to the untrained model
+5. video: the pose model on a rendered SynthHumans clip of two people crossing (``VIDEO_CLIP``), tracked and
+   smoothed as ``sapiens2-infer`` does for videos: ``pictures/crossing_pose.mp4`` and ``.gif`` (one colour per
+   track id) and the JSON Lines predictions with their track ids.
+6. metrics: each task's headline metric from its model card (the full validation split), next to the untrained model
    and the best constant predictor; also written as ``<work-dir>/metrics.md``.
-6. training: ``tools/train.py`` trains the nano body-part segmentation config from scratch for a short schedule;
+7. training: ``tools/train.py`` trains the nano body-part segmentation config from scratch for a short schedule;
    ``tools/test.py`` evaluates the untrained and the trained checkpoint (mIoU before and after).
 """
 import argparse
@@ -43,6 +46,8 @@ REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo', 'matting')
 #: The small set rendered when the full one is not there: enough training images for the training stage.
 SMALL_SET = dict(root='data/synthhumans_demo_small', num_train=256, num_val=24)
+#: The clip of the video stage: (kind, frames, (H, W)); small, so that the stage takes a few seconds.
+VIDEO_CLIP = ('crossing', 16, (192, 256))
 TRAIN_CONFIG = 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
 TRAIN_METRIC = 'mIoU'
 METRIC_LINE = re.compile(r'Iter\(test\) \[[^\]]*\]\s+(.*)')
@@ -233,6 +238,46 @@ def small_jpeg(picture, path: str, width: int = 1400, quality: int = 80) -> str:
     cv2.imwrite(path, cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA),
                 [cv2.IMWRITE_JPEG_QUALITY, quality])
     return path
+
+
+# ----------------------------------------------------------------------------------------------------- video
+def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str, str]:
+    """Pose on the rendered clip ``VIDEO_CLIP`` with its ground-truth boxes given per frame in a shuffled order (the
+    track ids still follow the people); returns the paths of the MP4, the GIF and the JSON Lines predictions."""
+    import random
+    import shutil
+    import tempfile
+
+    import cv2
+    from PIL import Image
+
+    from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
+    kind, num_frames, size = VIDEO_CLIP
+    clip = render_clip(kind, num_frames, size, seed=0)
+    video_dir = tempfile.mkdtemp(prefix='video-', dir=work_dir)  # a fresh folder per run; the products are copied
+    source = write_clip(clip, osp.join(video_dir, f'{kind}.avi'))
+    shuffle = random.Random(0).shuffle
+    boxes = {}
+    for t, frame_boxes in enumerate(clip.bboxes.tolist()):
+        shuffle(frame_boxes)
+        boxes[f'{kind}_{t:06d}'] = frame_boxes
+    inferencer = Sapiens2Inferencer(osp.join(REPO, model['config']), model['checkpoint'], device='cpu')
+    inferencer(source, out_dir=video_dir, bboxes=boxes, show_progress=False, return_results=False)
+    mp4 = shutil.copy(osp.join(video_dir, 'pose', f'{kind}.mp4'), osp.join(pictures_dir, f'{kind}_pose.mp4'))
+    capture, frames = cv2.VideoCapture(mp4), []
+    while True:
+        ok, frame = capture.read()
+        if not ok:
+            break
+        frames.append(Image.fromarray(frame[..., ::-1]))
+    capture.release()
+    gif = osp.join(pictures_dir, f'{kind}_pose.gif')
+    frames[0].save(gif, save_all=True, append_images=frames[1:], duration=int(round(1000 / clip.fps)), loop=0)
+    jsonl = shutil.copy(osp.join(video_dir, 'pose', f'{kind}_predictions.jsonl'),
+                        osp.join(work_dir, f'{kind}_pose_predictions.jsonl'))
+    shutil.rmtree(video_dir)
+    return mp4, gif, jsonl
 
 
 # ----------------------------------------------------------------------------------------------------- metrics
@@ -456,6 +501,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.readme_picture:
             small.append(small_jpeg(crowd, osp.join(REPO, args.readme_picture)))
         print(f'    {len(paths) - 1} composites, the contact sheet, {", ".join(shown(p) for p in small)}')
+    if 'pose' in models:
+        kind, num_frames, size = VIDEO_CLIP
+        with clock.stage('video', f'pose on a rendered clip ({kind}, {num_frames} frames {size[0]}x{size[1]}), '
+                         'tracked and smoothed'):
+            video_files = video_demo(models['pose'], work_dir, pictures_dir)
+            print('    ' + ', '.join(shown(p) for p in video_files))
     with clock.stage('metrics', 'validation metrics from the model cards'):
         rows = metrics_table(models)
         print(text_table(rows))

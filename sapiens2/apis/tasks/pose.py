@@ -1,11 +1,9 @@
 """Top-down pose inference in the model's own keypoint layout: person boxes (user, detector or whole image) ->
 keypoints."""
 import json
-import logging
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from mmengine.logging import print_log
 from torch import nn
 
 from sapiens2.registry import INFERENCE_TASKS
@@ -13,7 +11,10 @@ from sapiens2.structures import layout
 from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
 
-from ..pose_topdown import inference_pose_topdown, init_person_detector
+from ..notices import Notices
+from ..pose_stream import PoseStream, StreamOptions
+from ..pose_topdown import detect_persons, inference_pose_topdown, init_person_detector
+from ..tracking import track_color
 from .base import BaseInferenceTask
 
 
@@ -39,6 +40,11 @@ class PoseInferenceTask(BaseInferenceTask):
         keypoint_format: Return, draw and write the keypoints in another layout (``coco17``, ``coco_wholebody``,
             ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308; only for a
             model that predicts the 308 keypoints.
+        track: In videos and streams, give every instance a ``track_id`` that stays with the person
+            (:mod:`sapiens2.apis.pose_stream`); drawn as one colour per track.
+        smooth, min_cutoff, beta: One-Euro smoothing of the tracked keypoints and boxes (videos and streams only).
+        max_age: Frames a lost track is kept. det_interval: Run the detector every that many frames of a video and
+            take the boxes in between from the tracked keypoints.
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
@@ -48,7 +54,10 @@ class PoseInferenceTask(BaseInferenceTask):
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
                  nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
-                 thickness: Optional[int] = None, keypoint_format: Optional[str] = None) -> None:
+                 thickness: Optional[int] = None, keypoint_format: Optional[str] = None, track: bool = True,
+                 smooth: bool = True, min_cutoff: float = StreamOptions.min_cutoff,
+                 beta: float = StreamOptions.beta, max_age: int = StreamOptions.max_age,
+                 det_interval: int = StreamOptions.det_interval) -> None:
         super().__init__(model, cfg, dtype)
         if not getattr(model, 'dataset_meta', None):
             raise ValueError('the pose model has no dataset_meta (keypoint names, flip indices); build it with '
@@ -63,15 +72,47 @@ class PoseInferenceTask(BaseInferenceTask):
             raise ValueError(f'keypoint format {keypoint_format!r} converts the Sapiens2 308 keypoints, but this model '
                              f'predicts {self.num_keypoints} keypoints of its own layout '
                              f'({meta.get("dataset_name", "its dataset_meta")}); drop --keypoint-format')
+        self.stream_options = StreamOptions(smooth, min_cutoff, beta, max_age, det_interval) if track else None
+        if det_interval > 1 and self.detector is None:
+            raise ValueError(f'det_interval {det_interval} needs a person detector (--det-config/--det-checkpoint)')
+        self.streams: Dict[str, PoseStream] = {}
+        self.notices = Notices()
 
     def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None,
-                names: Optional[Sequence[str]] = None, **kwargs) -> List[dict]:
+                names: Optional[Sequence[str]] = None, streams: Optional[Sequence] = None, **kwargs) -> List[dict]:
         """``bboxes[i]``: the person boxes of ``images[i]`` ([x1, y1, x2, y2(, score)] each) or None;
-        ``names[i]`` names the image in notices and errors."""
+        ``names[i]`` names the image in notices and errors; ``streams[i]``: ``(stream name, frame index, fps)`` when
+        ``images[i]`` is a frame of a video or stream (tracked and smoothed, frames of a stream in order), else None."""
         bboxes = bboxes if bboxes is not None else [None] * len(images)
         names = names if names is not None else [f'image {i}' for i in range(len(images))]
-        return [self._in_format(self._predict_one(image, boxes, name))
-                for image, boxes, name in zip(images, bboxes, names)]
+        streams = streams if streams is not None else [None] * len(images)
+        return [self._in_format(self._predict_frame(image, boxes, name, stream))
+                for image, boxes, name, stream in zip(images, bboxes, names, streams)]
+
+    def _predict_frame(self, image: np.ndarray, boxes, name: str, stream: Optional[Tuple[str, int, float]]) -> dict:
+        if stream is None or self.stream_options is None:
+            return self._predict_one(image, boxes, name, stream[0] if stream else None)
+        key, frame, fps = stream
+        state = self.streams.get(key)
+        if state is None or frame <= state.last_frame:  # a new stream, or the same name read again
+            state = self.streams[key] = PoseStream(self._sigmas(), fps, self.stream_options,
+                                                   self.kpt_thr)
+        if boxes is None and self.detector is not None:
+            if state.needs_detection(frame):
+                boxes = detect_persons(self.detector, image, self.bbox_thr, self.nms_thr)
+                state.detected(frame)
+            else:
+                boxes = state.boxes_from_tracks(image.shape)
+        return state.update(self._predict_one(image, boxes, name, key), frame)
+
+    def _sigmas(self) -> np.ndarray:
+        """The model's OKS sigmas for tracking (0.05 per keypoint for a model whose metainfo has none)."""
+        sigmas = self.model.dataset_meta.get('sigmas')
+        return np.full(self.num_keypoints, 0.05) if sigmas is None or not len(sigmas) else np.asarray(sigmas)
+
+    def end_stream(self, key: str) -> None:
+        """Forget the tracks of a finished stream."""
+        self.streams.pop(key, None)
 
     def _in_format(self, result: dict) -> dict:
         if self.keypoint_format is None:
@@ -79,15 +120,17 @@ class PoseInferenceTask(BaseInferenceTask):
         keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
         return dict(result, keypoints=keypoints, keypoint_scores=scores)
 
-    def _predict_one(self, image: np.ndarray, boxes, name: str) -> dict:
+    def _predict_one(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> dict:
         with self.autocast():
             samples = inference_pose_topdown(
                 self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
-                det_nms_thr=self.nms_thr, batch_size=self.batch_size, pipeline=self.pipeline, name=name)
+                det_nms_thr=self.nms_thr, batch_size=self.batch_size, pipeline=self.pipeline, name=name,
+                notices=self.notices)
         if not samples:
-            if boxes is None:
-                print_log(f'{name}: the person detector found nobody (score > {self.bbox_thr}); no pose for this '
-                          'frame', logger='current', level=logging.WARNING)
+            if boxes is None or (self.detector is not None and not len(boxes)):
+                once = f' (shown once for {stream})' if stream else ''
+                self.notices.warn(f'nobody:{stream or name}', f'{name}: the person detector found nobody (score > '
+                                  f'{self.bbox_thr}); no pose for this frame{once}')
             return dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
                         keypoints=np.zeros((0, self.num_keypoints, 2), np.float32),
                         keypoint_scores=np.zeros((0, self.num_keypoints), np.float32))
@@ -111,30 +154,46 @@ class PoseInferenceTask(BaseInferenceTask):
         return layout.keypoint_names(self.model.dataset_meta, self.num_keypoints)
 
     def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
+        colors = [track_color(i) for i in result['track_ids']] if 'track_ids' in result else None
         return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style=self.keypoint_style(),
                               kpt_thr=self.kpt_thr, radius=self.radius, thickness=self.thickness,
-                              bboxes=result['bboxes'])
+                              bboxes=result['bboxes'], instance_colors=colors)
 
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
         """``<group>_predictions.json``: {video, image_size, num_keypoints, kpt_thr_used, frames: [{image_name,
-        image_size, instances: [{bbox, bbox_score, keypoints, keypoint_scores}]}]} (sizes are [width, height])."""
-        frames = [dict(image_name=r['image_name'], image_size=r['image_size'], instances=_instances(r['result']))
-                  for r in records]
-        num_keypoints = records[0]['result']['keypoint_scores'].shape[1] if records else 0
-        content = dict(video=group, image_size=records[0]['image_size'] if records else None,
-                       num_keypoints=int(num_keypoints), kpt_thr_used=self.kpt_thr, frames=frames)
-        if self.keypoint_format is not None:
-            content.update(keypoint_format=self.keypoint_format.name)
-        if self.keypoint_names() is not None:
-            content.update(keypoint_names=self.keypoint_names())
+        image_size, instances: [{bbox, bbox_score, keypoints, keypoint_scores(, track_id)}]}]} (sizes are [width,
+        height]). Videos and streams are written frame by frame instead, as JSON Lines (:meth:`group_header`, then
+        :meth:`frame_record` per frame)."""
+        content = dict(self.group_header(group, records[0]['image_size'] if records else None),
+                       frames=[self.frame_record(r) for r in records])
         path = self.out_path(out_dir, group, '_predictions.json')
         with open(path, 'w') as f:
             json.dump(content, f)
         return path
 
+    def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:
+        """What the group file says besides its frames: {video, image_size, num_keypoints, kpt_thr_used(,
+        keypoint_format, keypoint_names)}."""
+        names = self.keypoint_names()
+        num_keypoints = len(self.keypoint_format.keypoint_names) if self.keypoint_format else self.num_keypoints
+        header = dict(video=group, image_size=image_size, num_keypoints=num_keypoints, kpt_thr_used=self.kpt_thr)
+        if self.keypoint_format is not None:
+            header.update(keypoint_format=self.keypoint_format.name)
+        if names is not None:
+            header.update(keypoint_names=names)
+        return header
+
+    def frame_record(self, record: dict) -> dict:
+        """One frame of the group file: {image_name, image_size, instances}."""
+        return dict(image_name=record['image_name'], image_size=record['image_size'],
+                    instances=_instances(record['result']))
+
 
 def _instances(result: dict) -> List[dict]:
-    return [dict(bbox=[round(float(v), 2) for v in box], bbox_score=round(float(score), 4),
-                 keypoints=np.round(kpts, 2).tolist(), keypoint_scores=np.round(scores, 4).tolist())
-            for box, score, kpts, scores in zip(result['bboxes'], result['bbox_scores'], result['keypoints'],
-                                                result['keypoint_scores'])]
+    instances = [dict(bbox=[round(float(v), 2) for v in box], bbox_score=round(float(score), 4),
+                      keypoints=np.round(kpts, 2).tolist(), keypoint_scores=np.round(scores, 4).tolist())
+                 for box, score, kpts, scores in zip(result['bboxes'], result['bbox_scores'], result['keypoints'],
+                                                     result['keypoint_scores'])]
+    for instance, track_id in zip(instances, result.get('track_ids', ())):
+        instance['track_id'] = int(track_id)
+    return instances

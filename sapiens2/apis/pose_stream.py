@@ -1,0 +1,131 @@
+"""The per-stream stage of pose inference (videos, GIFs, webcams, streams; images skip it): identities, smoothing,
+and person boxes between detector runs.
+
+For each frame, :meth:`PoseStream.update` gives every instance a ``track_id`` (:class:`~.tracking.PoseTracker`) and,
+with ``smooth``, filters its keypoints and box with a One-Euro filter of its own track
+(:class:`~.smoothing.OneEuroFilter`, time = frame index / fps, speeds in box heights per second). With
+``det_interval`` N > 1 the person detector runs on every N-th frame only (and whenever no track was seen in the
+previous frame); :meth:`PoseStream.boxes_from_tracks` gives the boxes of the frames in between from the keypoints
+of the previous frame, as RTMPose's pipeline does: the box around them when they span most of the person, else the
+previous box moved as they moved (a model sure of the face only would otherwise shrink the box to the head).
+"""
+from dataclasses import dataclass
+from typing import Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, OneEuroFilter
+from .tracking import PoseTracker
+
+#: Margin added on each side of the box around a track's keypoints, as a fraction of its width and height (keypoints
+#: are joint centres; the body reaches beyond them).
+KEYPOINT_BOX_MARGIN = 0.1
+#: The box around the confident keypoints replaces the previous box when it has at least this share of its width and
+#: of its height.
+KEYPOINT_BOX_MIN_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class StreamOptions:
+    """Options of the per-stream stage (``PoseInferenceTask`` arguments of the same names).
+
+    ``smooth``: One-Euro filter the keypoints and boxes (``min_cutoff`` Hz, ``beta``); ``max_age``: frames a lost
+    track is kept; ``det_interval``: run the person detector every that many frames.
+    """
+    smooth: bool = True
+    min_cutoff: float = DEFAULT_MIN_CUTOFF
+    beta: float = DEFAULT_BETA
+    max_age: int = 30
+    det_interval: int = 1
+
+    def __post_init__(self) -> None:
+        if self.det_interval < 1:
+            raise ValueError(f'det_interval must be >= 1, got {self.det_interval}')
+        OneEuroFilter(self.min_cutoff, self.beta)  # checks the filter's parameters once, at construction
+
+
+class PoseStream:
+    """Tracking and smoothing state of one stream.
+
+    Args:
+        sigmas: The model's per-keypoint OKS sigmas.
+        fps: Frame rate of the stream (frame index / fps is the filters' time).
+        options: :class:`StreamOptions`.
+        kpt_thr: Keypoint score threshold for matching and for the boxes from keypoints.
+    """
+
+    def __init__(self, sigmas: Sequence[float], fps: float, options: StreamOptions = StreamOptions(),
+                 kpt_thr: float = 0.3) -> None:
+        self.options, self.fps, self.kpt_thr = options, float(fps), kpt_thr
+        self.tracker = PoseTracker(sigmas, max_age=options.max_age, kpt_thr=kpt_thr)
+        self.filters: Dict[int, Tuple[OneEuroFilter, OneEuroFilter]] = {}
+        self.previous: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}  # track id -> keypoints and scores a frame earlier
+        self.last_detection: Optional[int] = None
+        self.last_frame = -1
+
+    def needs_detection(self, frame: int) -> bool:
+        """Whether the detector runs on ``frame`` (always with ``det_interval`` 1)."""
+        interval = self.options.det_interval
+        return (interval == 1 or self.last_detection is None or frame - self.last_detection >= interval
+                or not any(t.last_frame == self.last_frame for t in self.tracker.tracks))
+
+    def detected(self, frame: int) -> None:
+        """Record that the detector ran on ``frame``."""
+        self.last_detection = frame
+
+    def boxes_from_tracks(self, image_shape: Sequence[int]) -> np.ndarray:
+        """Boxes (N, 5) [x1, y1, x2, y2, score] of the tracks seen in the previous frame with at least 3 keypoints
+        scored above ``kpt_thr``: around those keypoints with a margin when they span at least
+        ``KEYPOINT_BOX_MIN_SHARE`` of the previous box's width and height, else the previous box moved by their median
+        displacement since the frame before; clipped to the image."""
+        height, width = image_shape[:2]
+        boxes = []
+        for track in self.tracker.tracks:
+            visible = track.scores > self.kpt_thr
+            if track.last_frame != self.last_frame or visible.sum() < 3:
+                continue
+            points = track.keypoints[visible]
+            (x1, y1), (x2, y2) = points.min(0), points.max(0)
+            if np.all([x2 - x1, y2 - y1] >= KEYPOINT_BOX_MIN_SHARE * (track.bbox[2:4] - track.bbox[:2])):
+                margin_x, margin_y = KEYPOINT_BOX_MARGIN * (x2 - x1), KEYPOINT_BOX_MARGIN * (y2 - y1)
+                x1, y1, x2, y2 = x1 - margin_x, y1 - margin_y, x2 + margin_x, y2 + margin_y
+            else:
+                x1, y1, x2, y2 = track.bbox[:4] + np.tile(self._displacement(track), 2)
+            box = [max(x1, 0), max(y1, 0), min(x2, width - 1), min(y2, height - 1), float(track.scores[visible].mean())]
+            if box[2] > box[0] and box[3] > box[1]:
+                boxes.append(box)
+        return np.asarray(boxes, np.float32).reshape(-1, 5)
+
+    def _displacement(self, track) -> np.ndarray:
+        """Median motion (2,) of the keypoints confident in the track's last two frames (0 without them)."""
+        if track.track_id not in self.previous:
+            return np.zeros(2)
+        keypoints, scores = self.previous[track.track_id]
+        both = (scores > self.kpt_thr) & (track.scores > self.kpt_thr)
+        return np.median(track.keypoints[both] - keypoints[both], axis=0) if both.sum() >= 3 else np.zeros(2)
+
+    def update(self, result: dict, frame: int) -> dict:
+        """``result`` (``bboxes``, ``keypoints``, ``keypoint_scores``...) of ``frame`` with ``track_ids`` (N,) and,
+        with ``smooth``, smoothed ``keypoints`` and ``bboxes``."""
+        self.previous = {t.track_id: (t.keypoints, t.scores) for t in self.tracker.tracks}
+        ids = self.tracker.update(result['bboxes'], result['keypoints'], result['keypoint_scores'], frame)
+        self.last_frame = frame
+        result = dict(result, track_ids=ids)
+        if self.options.smooth:
+            result.update(self._smoothed(result, ids, frame / self.fps))
+        alive = {t.track_id for t in self.tracker.tracks}
+        self.filters = {i: f for i, f in self.filters.items() if i in alive}
+        return result
+
+    def _smoothed(self, result: dict, ids: np.ndarray, time: float) -> dict:
+        keypoints = np.array(result['keypoints'], np.float64)
+        bboxes = np.array(result['bboxes'], np.float64)
+        for n, track_id in enumerate(ids):
+            if track_id not in self.filters:
+                self.filters[track_id] = (OneEuroFilter(self.options.min_cutoff, self.options.beta),
+                                          OneEuroFilter(self.options.min_cutoff, self.options.beta))
+            keypoint_filter, box_filter = self.filters[track_id]
+            scale = max(bboxes[n, 3] - bboxes[n, 1], 1.0)
+            keypoints[n] = keypoint_filter(keypoints[n], time, scale)
+            bboxes[n, :4] = box_filter(bboxes[n, :4].reshape(2, 2), time, scale).reshape(4)
+        return dict(keypoints=keypoints.astype(np.float32), bboxes=bboxes.astype(np.float32))

@@ -1,0 +1,66 @@
+"""PoseStream: track ids and smoothing per stream, the detector schedule of det_interval, boxes from keypoints."""
+import numpy as np
+import pytest
+
+from sapiens2.apis.pose_stream import PoseStream, StreamOptions
+
+K = 6
+
+
+def result(*centres, jitter=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    kpts = np.array([[[cx + dx, cy + dy] for dx, dy in zip(np.linspace(-10, 10, K), np.linspace(-30, 30, K))]
+                     for cx, cy in centres], np.float32).reshape(-1, K, 2)
+    kpts += rng.normal(0, jitter, kpts.shape).astype(np.float32)
+    boxes = np.array([[cx - 15, cy - 40, cx + 15, cy + 40] for cx, cy in centres], np.float32).reshape(-1, 4)
+    return dict(bboxes=boxes, bbox_scores=np.ones(len(centres), np.float32), keypoints=kpts,
+                keypoint_scores=np.full((len(centres), K), 0.9, np.float32))
+
+
+def test_track_ids_and_smoothing():
+    raw = PoseStream(np.full(K, 0.05), fps=10, options=StreamOptions(smooth=False))
+    smooth = PoseStream(np.full(K, 0.05), fps=10)
+    jitter_raw = jitter_smooth = 0.0
+    previous = {}
+    for t in range(12):
+        frame = result((50 + 3 * t, 60), (150 - 3 * t, 60), jitter=2.0, seed=t)
+        out_raw, out_smooth = raw.update(frame, t), smooth.update(frame, t)
+        assert list(out_raw['track_ids']) == [1, 2] and list(out_smooth['track_ids']) == [1, 2]
+        np.testing.assert_array_equal(out_raw['keypoints'], frame['keypoints'])  # smooth=False: untouched
+        if t:
+            jitter_raw += np.abs(out_raw['keypoints'] - previous['raw']).mean()
+            jitter_smooth += np.abs(out_smooth['keypoints'] - previous['smooth']).mean()
+        previous = dict(raw=out_raw['keypoints'], smooth=out_smooth['keypoints'])
+        assert out_smooth['bboxes'].shape == (2, 4)
+    assert jitter_smooth < jitter_raw
+
+
+def test_det_interval_schedule_and_boxes_from_keypoints():
+    stream = PoseStream(np.full(K, 0.05), fps=10, options=StreamOptions(det_interval=3))
+    assert stream.needs_detection(0)
+    stream.detected(0)
+    stream.update(result((50, 60)), 0)
+    assert not stream.needs_detection(1) and not stream.needs_detection(2) and stream.needs_detection(3)
+    boxes = stream.boxes_from_tracks((100, 120))
+    # Keypoints span x 40..60 and y 30..90: a 10 % margin each side, clipped to the 120x100 image, mean score.
+    np.testing.assert_allclose(boxes, [[38, 24, 62, 96, 0.9]], atol=1e-4)
+    stream.update(result(), 1)  # nobody found: the next frame runs the detector again
+    assert stream.needs_detection(2) and len(stream.boxes_from_tracks((100, 120))) == 0
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match='det_interval'):
+        StreamOptions(det_interval=0)
+    with pytest.raises(ValueError, match='min_cutoff'):
+        StreamOptions(min_cutoff=-1)
+
+
+def test_boxes_follow_the_keypoints_when_only_some_are_confident():
+    stream = PoseStream(np.full(K, 0.05), fps=10, options=StreamOptions(det_interval=5))
+    for t, cx in enumerate((50, 56)):
+        frame = result((cx, 60))
+        frame['keypoint_scores'][:, 3:] = 0.1  # only the top 3 keypoints (the "face") are confident
+        stream.update(frame, t)
+    # Their box would be the head only: the previous box moves by their displacement (6 px right) instead, clipped
+    # to the image (y2 = H - 1).
+    np.testing.assert_allclose(stream.boxes_from_tracks((100, 120))[0, :4], [56 - 15 + 6, 20, 56 + 15 + 6, 99])
