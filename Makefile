@@ -26,8 +26,7 @@ test: $(STAMP)
 # System packages some tests need (Debian/Ubuntu, as root): xvfb for the `--show` window test
 # (tests/apis/test_video.py, which skips without xvfb-run outside CI and fails under CI=1).
 test-deps:
-	apt-get update
-	apt-get install -y --no-install-recommends xvfb xauth
+	command -v xvfb-run >/dev/null || { apt-get update -q && apt-get install -y -q --no-install-recommends xvfb xauth; }
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

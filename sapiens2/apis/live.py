@@ -16,7 +16,6 @@ from urllib.parse import urlparse
 
 import cv2
 import numpy as np
-from mmengine.logging import print_log
 
 WEBCAM = re.compile(r'^webcam(?::(\d+))?$')
 STREAM_SCHEMES = ('http', 'https', 'rtsp', 'rtsps', 'rtmp', 'udp', 'tcp')
@@ -109,6 +108,7 @@ class LatestFrames:
             self._report(time.monotonic() - start)
 
     def _report(self, seconds: float) -> None:
+        from mmengine.logging import print_log  # not at import: input checks answer without MMEngine
         rate = self.processed / seconds if seconds > 0 else 0.0
         print_log(f'{self.name}: {self.processed} frames processed in {seconds:.1f} s ({rate:.2f} frames/s; the '
                   f'source sends {self.fps:.3g} frames/s), {self.dropped} dropped while the model was busy',
