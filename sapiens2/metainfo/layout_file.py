@@ -84,15 +84,10 @@ def read_parts_metainfo(path: str) -> dict:
 
 
 def _flip_pairs(path: str, pairs: Sequence, classes: Sequence[str]) -> List[List[int]]:
-    ids = []
-    for pair in pairs:
-        if len(pair) != 2:
-            raise LayoutFileError(f'{path}: flip_pairs entry {pair!r} is not a pair.')
-        try:
-            ids.append([item if isinstance(item, int) else classes.index(item) for item in pair])
-        except ValueError:
-            raise LayoutFileError(f'{path}: flip_pairs entry {pair!r} names a class not in classes '
-                                  f'{list(classes)}.') from None
-        if not all(0 <= i < len(classes) for i in ids[-1]):
-            raise LayoutFileError(f'{path}: flip_pairs entry {pair!r} is outside the {len(classes)} classes.')
-    return ids
+    """The id pairs of the file's ``flip_pairs`` (names or ids; none when it has none: nothing is derived from the
+    class names), read by :func:`~sapiens2.datasets.seg.flip_pairs.seg_flip_pairs`."""
+    from sapiens2.datasets.seg.flip_pairs import seg_flip_pairs  # the datasets package imports this one's package
+    try:
+        return [list(pair) for pair in seg_flip_pairs(dict(classes=classes, flip_pairs=list(pairs)))]
+    except ValueError as err:
+        raise LayoutFileError(f'{path}: {err}.') from None

@@ -14,8 +14,6 @@ SUBSET = ['--num-train', '12', '--num-val', '4']
 # A few iterations at batch 4, no validation during training (tools/test.py evaluates), the last checkpoint kept.
 SHORT = [f'train_cfg.max_iters={ITERS}', 'train_cfg.val_interval=1000', 'train_dataloader.batch_size=4',
          'val_dataloader.batch_size=4', 'test_dataloader.batch_size=4', 'default_hooks.logger.interval=1']
-# Until fine-tuning from a checkpoint with another head layout loads the backbone by itself (issue 25, item 2).
-OTHER_HEAD = ['load_strict=False']
 
 
 def run(args: List[str], cwd: Path = REPO) -> subprocess.CompletedProcess:

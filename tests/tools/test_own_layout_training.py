@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tests.scripts import load_script
-from tests.tools.own_layout_runs import OTHER_HEAD, SUBSET, train_and_test
+from tests.tools.own_layout_runs import SUBSET, train_and_test
 
 LAYOUTS = {
     # name: (config, converter arguments, load_from)
@@ -32,7 +32,7 @@ def trained(request, synthhumans_root, tmp_path_factory):
     else:
         data_options = [f'{loader}.dataset.data_root={data}' for loader in ('train_dataloader', 'val_dataloader',
                                                                              'test_dataloader')]
-    return request.param, train_and_test(config, root / 'work', [*data_options, f'load_from={load_from}', *OTHER_HEAD])
+    return request.param, train_and_test(config, root / 'work', [*data_options, f'load_from={load_from}'])
 
 
 @pytest.mark.slow

@@ -80,7 +80,7 @@ def test_configs_without_custom_metainfo_are_untouched():
 
 
 @pytest.mark.parametrize('content, message', [
-    ("dataset_info = dict(classes=('a', 'b'), flip_pairs=[('a', 'c')])", "names a class not in classes"),
+    ("dataset_info = dict(classes=('a', 'b'), flip_pairs=[('a', 'c')])", "'c', which is not one of the 2 classes"),
     ("dataset_info = dict(classes=('a', 'b'), palette=[[0, 0, 0]])", '1 entries in palette for 2 classes'),
     ("dataset_info = dict(classes=('a', 'b'), flip_pairs=[(0, 1, 2)])", 'is not a pair'),
     ('classes = 3', 'a metainfo file defines `dataset_info'),
