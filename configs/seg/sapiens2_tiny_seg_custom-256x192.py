@@ -9,3 +9,7 @@ model = dict(decode_head=dict(loss_decode=_base_.custom_parts_loss))
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_train, pipeline=_base_.train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_val, pipeline=_base_.test_pipeline))
 test_dataloader = val_dataloader
+# --tta at this model's 256x192 (the base's tta_pipeline is the 1024x768 one).
+tta_pipeline = [_base_.test_pipeline[0],
+                dict(type='TestTimeAug', transforms=[[_base_.test_pipeline[1]], _base_.tta_flips,
+                                                     [_base_.test_pipeline[2]], [_base_.test_pipeline[3]]])]

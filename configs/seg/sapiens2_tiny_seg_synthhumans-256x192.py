@@ -39,8 +39,6 @@ test_pipeline = [
     dict(type='LoadAnnotations'),
     dict(type='PackSegInputs'),
 ]
-tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pipeline[1]], _base_.tta_flips,
-                                                                        [test_pipeline[2]], [test_pipeline[3]]])]
 train_dataloader = dict(
     batch_size=8,
     **_base_.cpu_train_loader,
