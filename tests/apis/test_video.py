@@ -184,9 +184,9 @@ class MJPEGHandler(http.server.BaseHTTPRequestHandler):
 
 
 def test_mjpeg_stream_served_locally(inferencer, clip, tmp_path, monkeypatch):
-    from sapiens2.apis import live
-    reports = []
-    monkeypatch.setattr(live, 'print_log', lambda message, **kwargs: reports.append(message))
+    import mmengine.logging
+    reports = []  # the report is logged once, at the end (live.py imports print_log when it reports)
+    monkeypatch.setattr(mmengine.logging, 'print_log', lambda message, **kwargs: reports.append(message))
     MJPEGHandler.jpegs = [cv2.imencode('.jpg', frame)[1].tobytes() for frame in np.concatenate([clip.frames] * 3)]
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), MJPEGHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
