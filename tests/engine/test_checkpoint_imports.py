@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = '''
 import sys, tempfile, types
-for name, path in (('sapiens2', {root!r}), ('sapiens2.engine', {root!r} + '/engine')):
+for name, path in (('sapiens2', {root!r}), ('sapiens2.engine', {engine!r})):
     package = types.ModuleType(name)
     package.__path__ = [path]
     sys.modules[name] = package
@@ -27,7 +27,7 @@ print(sorted(m for m in sys.modules if m.startswith('sapiens2.')))
 
 
 def test_checkpoint_io_imports_no_model_and_no_hub():
-    script = SCRIPT.format(root=str(REPO / 'sapiens2'))
+    script = SCRIPT.format(root=str(REPO / 'sapiens2'), engine=str(REPO / 'sapiens2' / 'engine'))
     proc = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     imported = eval(proc.stdout.strip().splitlines()[-1])
