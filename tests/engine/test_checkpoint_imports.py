@@ -9,7 +9,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = '''
-import sys, tempfile, types
+import os, sys, tempfile, types
 for name, path in (('sapiens2', {root!r}), ('sapiens2.engine', {engine!r})):
     package = types.ModuleType(name)
     package.__path__ = [path]
@@ -18,9 +18,10 @@ import torch
 from sapiens2.engine import checkpoint
 model = torch.nn.Linear(2, 3)
 with tempfile.TemporaryDirectory() as folder:
-    checkpoint.save_weights(model.state_dict(), folder + '/w.safetensors', dict(dataset_meta=dict(classes=['a'])))
-    checkpoint.load_model_weights(torch.nn.Linear(2, 3), folder + '/w.safetensors')
-    meta = checkpoint.read_model_checkpoint(model, folder + '/w.safetensors')['meta']
+    weights = os.path.join(folder, 'w.safetensors')
+    checkpoint.save_weights(model.state_dict(), weights, dict(dataset_meta=dict(classes=['a'])))
+    checkpoint.load_model_weights(torch.nn.Linear(2, 3), weights)
+    meta = checkpoint.read_model_checkpoint(model, weights)['meta']
     assert meta['dataset_meta']['classes'] == ['a']
 print(sorted(m for m in sys.modules if m.startswith('sapiens2.')))
 '''
