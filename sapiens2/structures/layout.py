@@ -64,6 +64,14 @@ def flip_pairs(meta: Meta, num_keypoints: Optional[int] = None) -> Optional[List
     return [list(pair) for pair in sorted({tuple(sorted(int(i) for i in pair)) for pair in pairs})]
 
 
+def keypoint_sigmas(meta: Meta, num_keypoints: int) -> np.ndarray:
+    """The (K,) OKS sigmas of a pose layout (tracking, OKS); 0.05 per keypoint for a metainfo without any."""
+    sigmas = (meta or {}).get('sigmas')
+    if sigmas is None or len(sigmas) != num_keypoints:
+        return np.full(num_keypoints, 0.05)
+    return np.asarray(sigmas, dtype=np.float64)
+
+
 def keypoint_style(meta: Meta, num_keypoints: int) -> dict:
     """Drawing style of a pose layout: ``point_colors`` (K, 3) RGB, ``links`` (L, 2), ``link_colors`` (L, 3) RGB.
 

@@ -54,3 +54,10 @@ def test_classes_and_palette_from_the_metainfo_else_29_else_a_fixed_palette():
     assert own.tolist() != seg29['palette_rgb'][:3]
     with pytest.raises(ValueError, match='describes 3 classes but the model predicts 4'):
         class_names(meta, 4)
+
+
+def test_keypoint_sigmas_come_from_the_metainfo_or_a_uniform_default():
+    from sapiens2.structures.layout import keypoint_sigmas
+    assert keypoint_sigmas(dict(sigmas=[0.1, 0.2]), 2).tolist() == [0.1, 0.2]
+    assert keypoint_sigmas({}, 3).tolist() == [0.05] * 3
+    assert np.all(keypoint_sigmas(dict(sigmas=[0.1]), 2) == 0.05)  # another layout's sigmas are not used

@@ -95,7 +95,8 @@ class PoseInferenceTask(BaseInferenceTask):
         key, frame, fps = stream
         state = self.streams.get(key)
         if state is None or frame <= state.last_frame:  # a new stream, or the same name read again
-            state = self.streams[key] = PoseStream(self._sigmas(), fps, self.stream_options,
+            sigmas = layout.keypoint_sigmas(self.model.dataset_meta, self.num_keypoints)
+            state = self.streams[key] = PoseStream(sigmas, fps, self.stream_options,
                                                    self.kpt_thr)
         if boxes is None and self.detector is not None:
             if state.needs_detection(frame):
@@ -104,11 +105,6 @@ class PoseInferenceTask(BaseInferenceTask):
             else:
                 boxes = state.boxes_from_tracks(image.shape)
         return state.update(self._predict_one(image, boxes, name, key), frame)
-
-    def _sigmas(self) -> np.ndarray:
-        """The model's OKS sigmas for tracking (0.05 per keypoint for a model whose metainfo has none)."""
-        sigmas = self.model.dataset_meta.get('sigmas')
-        return np.full(self.num_keypoints, 0.05) if sigmas is None or not len(sigmas) else np.asarray(sigmas)
 
     def end_stream(self, key: str) -> None:
         """Forget the tracks of a finished stream."""
