@@ -57,10 +57,14 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='videos and streams: One-Euro smoothing of the tracked keypoints and boxes (default on; '
                         'images are never smoothed)')
     parser.add_argument('--smooth-min-cutoff', type=float, default=None,
-                        help='One-Euro cut-off at rest in Hz (lower: smoother, more lag; default 1.0)')
+                        help='One-Euro cut-off at rest in Hz (lower: smoother; default 1.5 for video files, 1.0 '
+                        'for live input)')
     parser.add_argument('--smooth-beta', type=float, default=None,
                         help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
-                        'motion; default 1.5)')
+                        'motion; default 0 for video files, 1.5 for live input)')
+    parser.add_argument('--smooth-lag', type=float, default=None, metavar='SECONDS',
+                        help='seconds of later frames the smoothing waits for: two-sided, no lag in the result '
+                        '(default 1 for video files, 0 for live input; 0: causal)')
     parser.add_argument('--det-interval', type=int, default=1,
                         help='videos and streams: run the person detector every N frames; the boxes in between come '
                         'from the tracked keypoints')
@@ -98,7 +102,7 @@ def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
     options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format, track=not args.no_track,
                    smooth=args.smooth)
-    for name in ('min_cutoff', 'beta'):
+    for name in ('min_cutoff', 'beta', 'lag'):
         if getattr(args, f'smooth_{name}') is not None:
             options[name] = getattr(args, f'smooth_{name}')
     if args.det_config:

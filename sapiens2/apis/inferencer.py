@@ -1,6 +1,5 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
-import functools
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -15,6 +14,7 @@ from sapiens2.utils.devices import check_dtype, resolve_device
 from .builder import init_model
 from .inputs import InputType, Source, collect_sources
 from .notices import Notices
+from .pending_frames import PendingFrames
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -167,21 +167,33 @@ class Sapiens2Inferencer:
         live = any(source.live for source in sources)
         total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []
+        pending = PendingFrames(self.tasks)  # video frames wait until their results are final (two-sided smoothing)
+
+        def emit(items) -> None:
+            for source, index, image, results in items:
+                if writer is not None:
+                    writer.add(source, index, image, results)
+                if return_results:
+                    collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
+                                          frame=index, **results))
+
+        def end_source(source: Source) -> None:
+            emit(pending.flush(source))
+            self._end_source(writer, source)
+
         done = 0
         try:
             with tqdm(total=total, disable=not show_progress or (not live and total <= 1), unit='frame') as bar:
-                for batch in self._batches(sources, functools.partial(self._end_source, writer)):
+                for batch in self._batches(sources, end_source):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
-                        if writer is not None:
-                            writer.add(source, index, image, results)
+                        emit(pending.add(source, index, image, results))
                         done += 1
-                        if return_results:
-                            collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
-                                                  frame=index, **results))
                     bar.update(len(batch))
+            emit(pending.flush())
         except KeyboardInterrupt:
             if writer is None:
                 raise
+            emit(pending.flush())
             writer.close()
             count = f'{done} of {total}' if total is not None else f'{done}'  # a live stream has no end
             raise InferenceInterrupted(f'interrupted after {count} {_unit(sources)}; their '
@@ -234,8 +246,8 @@ class Sapiens2Inferencer:
             if getattr(task, 'accepts_bboxes', False):
                 names = [_frame_name(source, index) for source, index, _ in batch]
                 kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names,
-                              streams=[(source.name, index, source.fps) if source.kind == 'video' else None
-                                       for source, index, _ in batch])
+                              streams=[(source.name, index, source.fps, source.live) if source.kind == 'video'
+                                       else None for source, index, _ in batch])
             for frame_results, result in zip(per_frame, task.predict(images, **kwargs)):
                 frame_results[task.name] = result
         return per_frame

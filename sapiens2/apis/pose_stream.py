@@ -3,18 +3,21 @@ and person boxes between detector runs.
 
 For each frame, :meth:`PoseStream.update` gives every instance a ``track_id`` (:class:`~.tracking.PoseTracker`) and,
 with ``smooth``, filters its keypoints and box with a One-Euro filter of its own track
-(:class:`~.smoothing.OneEuroFilter`, time = frame index / fps, speeds in box heights per second). With
+(:class:`~.smoothing.OneEuroFilter`, time = frame index / fps, speeds in box heights per second). In video files
+the smoothing is two-sided: :meth:`PoseStream.settle` gives a frame's final result once ``lag`` seconds of later
+frames are in (:func:`~.smoothing.two_sided`); live input is smoothed causally, with no wait. With
 ``det_interval`` N > 1 the person detector runs on every N-th frame only (and whenever no track was seen in the
 previous frame); :meth:`PoseStream.boxes_from_tracks` gives the boxes of the frames in between from the keypoints
 of the previous frame, as RTMPose's pipeline does: the box around them when they span most of the person, else the
 previous box moved as they moved (a model sure of the face only would otherwise shrink the box to the head).
 """
+import math
 from dataclasses import dataclass
 from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, OneEuroFilter
+from .smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, TWO_SIDED_BETA, TWO_SIDED_MIN_CUTOFF, OneEuroFilter, two_sided
 from .tracking import PoseTracker
 
 #: Margin added on each side of the box around a track's keypoints, as a fraction of its width and height (keypoints
@@ -23,25 +26,47 @@ KEYPOINT_BOX_MARGIN = 0.1
 #: The box around the confident keypoints replaces the previous box when it has at least this share of its width and
 #: of its height.
 KEYPOINT_BOX_MIN_SHARE = 0.6
+#: Seconds of later frames that two-sided smoothing of video files waits for (live input: none).
+DEFAULT_LAG_S = 1.0
 
 
 @dataclass(frozen=True)
 class StreamOptions:
     """Options of the per-stream stage (``PoseInferenceTask`` arguments of the same names).
 
-    ``smooth``: One-Euro filter the keypoints and boxes (``min_cutoff`` Hz, ``beta``); ``max_age``: frames a lost
-    track is kept; ``det_interval``: run the person detector every that many frames.
+    ``smooth``: One-Euro filter the keypoints and boxes (``min_cutoff`` Hz, ``beta``; None: the defaults of the
+    causal or the two-sided filter); ``lag``: seconds of later frames the smoothing of a video file waits for (None:
+    ``DEFAULT_LAG_S`` for files, 0 for live input; 0: causal); ``max_age``: frames a lost track is kept;
+    ``det_interval``: run the person detector every that many frames.
     """
     smooth: bool = True
-    min_cutoff: float = DEFAULT_MIN_CUTOFF
-    beta: float = DEFAULT_BETA
+    min_cutoff: Optional[float] = None
+    beta: Optional[float] = None
     max_age: int = 30
     det_interval: int = 1
+    lag: Optional[float] = None
 
     def __post_init__(self) -> None:
         if self.det_interval < 1:
             raise ValueError(f'det_interval must be >= 1, got {self.det_interval}')
-        OneEuroFilter(self.min_cutoff, self.beta)  # checks the filter's parameters once, at construction
+        if self.lag is not None and not 0 <= self.lag <= 60:
+            raise ValueError(f'the smoothing lag (--smooth-lag) must be between 0 and 60 seconds, got {self.lag}')
+        OneEuroFilter(*self.filter_parameters(two_sided=True))  # checks the filter's parameters once, at construction
+
+    def filter_parameters(self, two_sided: bool) -> Tuple[float, float]:
+        """(min_cutoff, beta): the options, or the defaults of the causal or two-sided filter."""
+        defaults = (TWO_SIDED_MIN_CUTOFF, TWO_SIDED_BETA) if two_sided else (DEFAULT_MIN_CUTOFF, DEFAULT_BETA)
+        return (self.min_cutoff if self.min_cutoff is not None else defaults[0],
+                self.beta if self.beta is not None else defaults[1])
+
+
+@dataclass
+class _FrameRecord:
+    """What two-sided smoothing keeps of a frame: its result (causally smoothed) and the unsmoothed values."""
+    result: dict
+    keypoints: np.ndarray  # (N, K, 2) as predicted
+    boxes: np.ndarray  # (N, 2, 2) as predicted
+    scales: np.ndarray  # (N,) box heights
 
 
 class PoseStream:
@@ -52,11 +77,17 @@ class PoseStream:
         fps: Frame rate of the stream (frame index / fps is the filters' time).
         options: :class:`StreamOptions`.
         kpt_thr: Keypoint score threshold for matching and for the boxes from keypoints.
+        live: Live input (causal smoothing unless ``options.lag`` says otherwise).
     """
 
     def __init__(self, sigmas: Sequence[float], fps: float, options: StreamOptions = StreamOptions(),
-                 kpt_thr: float = 0.3) -> None:
+                 kpt_thr: float = 0.3, live: bool = False) -> None:
         self.options, self.fps, self.kpt_thr = options, float(fps), kpt_thr
+        lag = options.lag if options.lag is not None else (0.0 if live else DEFAULT_LAG_S)
+        #: Frames of a video whose results may still change: frame t is final once frame t + lag_frames is in.
+        self.lag_frames = math.ceil(lag * self.fps) if options.smooth else 0
+        self.min_cutoff, self.beta = options.filter_parameters(two_sided=self.lag_frames > 0)
+        self.records: Dict[int, _FrameRecord] = {}
         self.tracker = PoseTracker(sigmas, max_age=options.max_age, kpt_thr=kpt_thr)
         self.filters: Dict[int, Tuple[OneEuroFilter, OneEuroFilter]] = {}
         self.previous: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}  # track id -> keypoints and scores a frame earlier
@@ -106,24 +137,56 @@ class PoseStream:
 
     def update(self, result: dict, frame: int) -> dict:
         """``result`` (``bboxes``, ``keypoints``, ``keypoint_scores``...) of ``frame`` with ``track_ids`` (N,) and,
-        with ``smooth``, smoothed ``keypoints`` and ``bboxes``."""
+        with ``smooth``, causally smoothed ``keypoints`` and ``bboxes`` (final with no lag, else see :meth:`settle`)."""
         self.previous = {t.track_id: (t.keypoints, t.scores) for t in self.tracker.tracks}
         ids = self.tracker.update(result['bboxes'], result['keypoints'], result['keypoint_scores'], frame)
         self.last_frame = frame
-        result = dict(result, track_ids=ids)
+        predicted = dict(result, track_ids=ids)
+        result = dict(predicted)
         if self.options.smooth:
             result.update(self._smoothed(result, ids, frame / self.fps))
         alive = {t.track_id for t in self.tracker.tracks}
         self.filters = {i: f for i, f in self.filters.items() if i in alive}
+        if self.lag_frames:
+            self.records = {t: record for t, record in self.records.items() if t >= frame - self.lag_frames}
+            boxes = np.asarray(predicted['bboxes'], np.float64)[..., :4].reshape(len(ids), 4)
+            self.records[frame] = _FrameRecord(result, np.asarray(predicted['keypoints'], np.float64),
+                                               boxes.reshape(-1, 2, 2), np.maximum(boxes[:, 3] - boxes[:, 1], 1.0))
         return result
+
+    @property
+    def settled_until(self) -> int:
+        """The last frame whose result :meth:`settle` gives as final now."""
+        return self.last_frame - self.lag_frames
+
+    def settle(self, frame: int) -> Optional[dict]:
+        """The final result of ``frame``: with a lag, the one :meth:`update` gave with its keypoints and boxes smoothed
+        two-sided over the frames up to ``lag_frames`` later that are in (fewer at the end of a video); None when
+        :meth:`update` gave the final result already."""
+        record = self.records.pop(frame, None)
+        if record is None:
+            return None
+        later = [(t, self.records[t]) for t in sorted(self.records) if frame < t <= frame + self.lag_frames]
+        keypoints = np.array(record.result['keypoints'], np.float64)
+        bboxes = np.array(record.result['bboxes'], np.float64)
+        for n, track_id in enumerate(record.result['track_ids']):
+            steps = [(frame, record, n)] + [(t, r, int(np.flatnonzero(r.result['track_ids'] == track_id)[0]))
+                                            for t, r in later if track_id in r.result['track_ids']]
+            times = [t / self.fps for t, _, _ in steps]
+            scales = [r.scales[m] for _, r, m in steps]
+            keypoints[n] = two_sided(keypoints[n], [r.keypoints[m] for _, r, m in steps], times, scales,
+                                     self.min_cutoff, self.beta)
+            bboxes[n, :4] = two_sided(bboxes[n, :4].reshape(2, 2), [r.boxes[m] for _, r, m in steps], times, scales,
+                                      self.min_cutoff, self.beta).reshape(4)
+        return dict(record.result, keypoints=keypoints.astype(np.float32), bboxes=bboxes.astype(np.float32))
 
     def _smoothed(self, result: dict, ids: np.ndarray, time: float) -> dict:
         keypoints = np.array(result['keypoints'], np.float64)
         bboxes = np.array(result['bboxes'], np.float64)
         for n, track_id in enumerate(ids):
             if track_id not in self.filters:
-                self.filters[track_id] = (OneEuroFilter(self.options.min_cutoff, self.options.beta),
-                                          OneEuroFilter(self.options.min_cutoff, self.options.beta))
+                self.filters[track_id] = (OneEuroFilter(self.min_cutoff, self.beta),
+                                          OneEuroFilter(self.min_cutoff, self.beta))
             keypoint_filter, box_filter = self.filters[track_id]
             scale = max(bboxes[n, 3] - bboxes[n, 1], 1.0)
             keypoints[n] = keypoint_filter(keypoints[n], time, scale)

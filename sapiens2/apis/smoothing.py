@@ -4,15 +4,23 @@ Slow movements are smoothed strongly (cut-off ``min_cutoff`` Hz: little jitter),
 rises by ``beta`` per unit of speed: little lag). Speeds are measured per point (the norm over the last axis) and in
 units of ``scale`` per second, so that with ``scale`` = the person's box height the same ``beta`` fits a person near
 the camera and one far away.
+
+A causal filter trades jitter for lag. Where the next frames can be waited for (video files), the two-sided
+filter (:func:`two_sided`) averages the causal estimate with the same filter run backwards from a fixed number of
+frames later: the two lags cancel, so it smooths much more strongly at no lag (benchmarks/video.py).
 """
 import math
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
-#: Defaults tuned on SynthHumans clips (benchmarks/video.py): jitter down more than 3x at a bounded lag.
+#: Causal defaults (live input): jitter down at a bounded lag.
 DEFAULT_MIN_CUTOFF = 1.0
 DEFAULT_BETA = 1.5
+#: Two-sided defaults (video files), tuned on SynthHumans clips (benchmarks/video.py). With no lag to limit, beta
+#: would only let a noisy model's jitter through as speed.
+TWO_SIDED_MIN_CUTOFF = 1.5
+TWO_SIDED_BETA = 0.0
 
 
 def _alpha(cutoff: np.ndarray, dt: float) -> np.ndarray:
@@ -54,3 +62,14 @@ class OneEuroFilter:
         self._value = self._value + alpha * (value - self._value)
         self._time = time
         return self._value
+
+
+def two_sided(forward: np.ndarray, values: Sequence[np.ndarray], times: Sequence[float], scales: Sequence[float],
+              min_cutoff: float, beta: float) -> np.ndarray:
+    """The two-sided estimate at ``times[0]``: the mean of ``forward`` (the causal filter's output there) and the
+    filter run backwards over ``values`` (from the last, the latest frame waited for, to the first, the frame
+    estimated)."""
+    backward = OneEuroFilter(min_cutoff, beta)
+    for value, time, scale in zip(values[::-1], times[::-1], scales[::-1]):
+        estimate = backward(value, -time, scale)
+    return (np.asarray(forward, np.float64) + estimate) / 2

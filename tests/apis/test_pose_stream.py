@@ -64,3 +64,33 @@ def test_boxes_follow_the_keypoints_when_only_some_are_confident():
     # Their box would be the head only: the previous box moves by their displacement (6 px right) instead, clipped
     # to the image (y2 = H - 1).
     np.testing.assert_allclose(stream.boxes_from_tracks((100, 120))[0, :4], [56 - 15 + 6, 20, 56 + 15 + 6, 99])
+
+
+def test_video_files_are_smoothed_two_sided_and_live_input_causally():
+    video = PoseStream(np.full(K, 0.05), fps=10)
+    live = PoseStream(np.full(K, 0.05), fps=10, live=True)
+    assert (video.lag_frames, live.lag_frames) == (10, 0) and (video.min_cutoff, live.min_cutoff) == (1.5, 1.0)
+    frames = [result((50 + 3 * t, 60), (150 - 3 * t, 60), jitter=2.0, seed=t) for t in range(30)]
+    truth = [result((50 + 3 * t, 60), (150 - 3 * t, 60))['keypoints'] for t in range(30)]
+    settled, causal = {}, []
+    for t, frame in enumerate(frames):
+        causal.append(video.update(frame, t)['keypoints'])
+        assert video.settled_until == t - 10
+        if t >= 10:
+            settled[t - 10] = video.settle(t - 10)
+        assert live.update(frame, t) is not None and live.settle(t) is None  # live results are final at once
+    settled.update((t, video.settle(t)) for t in range(20, 30))  # the end of the video: fewer later frames
+    assert sorted(settled) == list(range(30)) and not video.records
+    assert all(list(settled[t]['track_ids']) == [1, 2] for t in settled)
+    error = {name: np.mean([np.abs(k - truth[t]).mean() for t, k in enumerate(series)])
+             for name, series in dict(raw=[f['keypoints'] for f in frames], causal=causal,
+                                      two_sided=[settled[t]['keypoints'] for t in range(30)]).items()}
+    assert error['two_sided'] < error['raw'] and error['two_sided'] < error['causal']  # no lag behind the motion
+    assert video.settle(3) is None  # settled already
+
+
+def test_the_lag_is_checked():
+    with pytest.raises(ValueError, match='lag'):
+        StreamOptions(lag=-1)
+    assert PoseStream(np.full(K, 0.05), fps=30, options=StreamOptions(lag=0.5)).lag_frames == 15
+    assert PoseStream(np.full(K, 0.05), fps=30, options=StreamOptions(lag=0.5, smooth=False)).lag_frames == 0

@@ -1300,6 +1300,14 @@ def _(tmp):
     return _infer_cli(tmp, '--kpt-thr', 'nan')
 
 
+@case('infer-smooth-lag-negative', 'inference', 'sapiens2-infer --smooth-lag -1 (seconds the video smoothing waits)',
+      'one line: the lag must be between 0 and 60 seconds (instead of results that never settle)', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: the smoothing lag \(--smooth-lag\) must be between 0 and 60 seconds, '
+      r'got -1.0')
+def _(tmp):
+    return _infer_cli(tmp, '--smooth-lag', '-1')
+
+
 @case('infer-device-cuda-without-gpu', 'inference', 'sapiens2-infer --device cuda on a machine without a GPU',
       'one line: no usable CUDA GPU, run with device cpu (instead of "Found no NVIDIA driver")', error=CommandError,
       match=r"^exit 1: sapiens2-infer: error: device 'cuda': torch finds no usable CUDA GPU .*device cpu")

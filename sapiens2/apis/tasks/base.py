@@ -68,6 +68,15 @@ class BaseInferenceTask:
         """Run the model on BGR uint8 images; return one result dict per image, in original image coordinates."""
         raise NotImplementedError
 
+    def settled_until(self, stream: str) -> Optional[int]:
+        """The last frame of video ``stream`` whose result :meth:`settle` gives as final now (None: every frame
+        predicted so far). Tasks that revise a frame's result with later frames (two-sided smoothing) wait here."""
+        return None
+
+    def settle(self, stream: str, frame: int, result: dict) -> dict:
+        """The final result of ``frame`` of ``stream``, given the one :meth:`predict` returned."""
+        return result
+
     def visualize(self, image: np.ndarray, result: dict, context: Optional[Dict[str, dict]] = None) -> np.ndarray:
         """Draw a result on (or beside) its BGR image. ``context`` holds the other tasks' results on the image."""
         raise NotImplementedError

@@ -42,7 +42,9 @@ class PoseInferenceTask(BaseInferenceTask):
             model that predicts the 308 keypoints.
         track: In videos and streams, give every instance a ``track_id`` that stays with the person
             (:mod:`sapiens2.apis.pose_stream`); drawn as one colour per track.
-        smooth, min_cutoff, beta: One-Euro smoothing of the tracked keypoints and boxes (videos and streams only).
+        smooth, min_cutoff, beta, lag: One-Euro smoothing of the tracked keypoints and boxes (videos and streams
+            only): two-sided in video files, waiting ``lag`` seconds for later frames, causal for live input
+            (:class:`~sapiens2.apis.pose_stream.StreamOptions`).
         max_age: Frames a lost track is kept. det_interval: Run the detector every that many frames of a video and
             take the boxes in between from the tracked keypoints.
     """
@@ -55,9 +57,9 @@ class PoseInferenceTask(BaseInferenceTask):
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
                  nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
                  thickness: Optional[int] = None, keypoint_format: Optional[str] = None, track: bool = True,
-                 smooth: bool = True, min_cutoff: float = StreamOptions.min_cutoff,
-                 beta: float = StreamOptions.beta, max_age: int = StreamOptions.max_age,
-                 det_interval: int = StreamOptions.det_interval) -> None:
+                 smooth: bool = True, min_cutoff: Optional[float] = StreamOptions.min_cutoff,
+                 beta: Optional[float] = StreamOptions.beta, max_age: int = StreamOptions.max_age,
+                 det_interval: int = StreamOptions.det_interval, lag: Optional[float] = StreamOptions.lag) -> None:
         super().__init__(model, cfg, dtype)
         if not getattr(model, 'dataset_meta', None):
             raise ValueError('the pose model has no dataset_meta (keypoint names, flip indices); build it with '
@@ -72,7 +74,8 @@ class PoseInferenceTask(BaseInferenceTask):
             raise ValueError(f'keypoint format {keypoint_format!r} converts the Sapiens2 308 keypoints, but this model '
                              f'predicts {self.num_keypoints} keypoints of its own layout '
                              f'({meta.get("dataset_name", "its dataset_meta")}); drop --keypoint-format')
-        self.stream_options = StreamOptions(smooth, min_cutoff, beta, max_age, det_interval) if track else None
+        self.stream_options = (StreamOptions(smooth, min_cutoff, beta, max_age, det_interval, lag) if track
+                               else None)
         if det_interval > 1 and self.detector is None:
             raise ValueError(f'det_interval {det_interval} needs a person detector (--det-config/--det-checkpoint)')
         self.streams: Dict[str, PoseStream] = {}
@@ -81,8 +84,9 @@ class PoseInferenceTask(BaseInferenceTask):
     def predict(self, images: List[np.ndarray], bboxes: Optional[Sequence] = None,
                 names: Optional[Sequence[str]] = None, streams: Optional[Sequence] = None, **kwargs) -> List[dict]:
         """``bboxes[i]``: the person boxes of ``images[i]`` ([x1, y1, x2, y2(, score)] each) or None;
-        ``names[i]`` names the image in notices and errors; ``streams[i]``: ``(stream name, frame index, fps)`` when
-        ``images[i]`` is a frame of a video or stream (tracked and smoothed, frames of a stream in order), else None."""
+        ``names[i]`` names the image in notices and errors; ``streams[i]``: ``(stream name, frame index, fps, live)``
+        when ``images[i]`` is a frame of a video or stream (tracked and smoothed, frames of a stream in order; see
+        :meth:`settle` for the final results of video files), else None."""
         bboxes = bboxes if bboxes is not None else [None] * len(images)
         names = names if names is not None else [f'image {i}' for i in range(len(images))]
         streams = streams if streams is not None else [None] * len(images)
@@ -92,12 +96,11 @@ class PoseInferenceTask(BaseInferenceTask):
     def _predict_frame(self, image: np.ndarray, boxes, name: str, stream: Optional[Tuple[str, int, float]]) -> dict:
         if stream is None or self.stream_options is None:
             return self._predict_one(image, boxes, name, stream[0] if stream else None)
-        key, frame, fps = stream
+        key, frame, fps, live = stream
         state = self.streams.get(key)
         if state is None or frame <= state.last_frame:  # a new stream, or the same name read again
             sigmas = layout.keypoint_sigmas(self.model.dataset_meta, self.num_keypoints)
-            state = self.streams[key] = PoseStream(sigmas, fps, self.stream_options,
-                                                   self.kpt_thr)
+            state = self.streams[key] = PoseStream(sigmas, fps, self.stream_options, self.kpt_thr, live)
         if boxes is None and self.detector is not None:
             if state.needs_detection(frame):
                 boxes = detect_persons(self.detector, image, self.bbox_thr, self.nms_thr)
@@ -105,6 +108,15 @@ class PoseInferenceTask(BaseInferenceTask):
             else:
                 boxes = state.boxes_from_tracks(image.shape)
         return state.update(self._predict_one(image, boxes, name, key), frame)
+
+    def settled_until(self, stream: str) -> Optional[int]:
+        state = self.streams.get(stream)
+        return state.settled_until if state is not None else None
+
+    def settle(self, stream: str, frame: int, result: dict) -> dict:
+        state = self.streams.get(stream)
+        settled = state.settle(frame) if state is not None else None
+        return result if settled is None else self._in_format(settled)
 
     def end_stream(self, key: str) -> None:
         """Forget the tracks of a finished stream."""
