@@ -1,44 +1,24 @@
 """Exported bundles run with ONNX Runtime through the inferencer and the CLI, as the torch models do.
 
-The shipped tiny pose model (trained: peaked heatmaps, so that keypoints are comparable) and a nano seg model (random
-weights) are exported once. The torch reference runs with fp32 RoPE, the mode the ONNX graph is exported and
-parity-checked in (tests/deploy/test_export.py)."""
+The bundles are exported once (``exported`` in tests/deploy/conftest.py). The torch reference runs with fp32 RoPE, the
+mode the ONNX graph is exported and parity-checked in (tests/deploy/test_export.py)."""
 import importlib.util
 import json
 import shutil
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 import torch
 
-from sapiens2.apis import Sapiens2Inferencer, init_model
+from sapiens2.apis import Sapiens2Inferencer
 from sapiens2.apis.cli import main as infer_main
 from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
-from sapiens2.deploy.bundle import BundleError, read_bundle, write_bundle
+from sapiens2.deploy.bundle import BundleError, read_bundle
 from sapiens2.deploy.export import set_rope_dtype
-from sapiens2.hub.model_zoo import resolve_model
 
-REPO = Path(__file__).resolve().parents[2]
-SEG = REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py'
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec('onnxruntime') is None or importlib.util.find_spec('onnxscript') is None,
-    reason='bundles need onnxscript + onnxruntime (requirements/optional.txt)')
-
-
-@pytest.fixture(scope='module')
-def exported(tmp_path_factory):
-    """{task: (bundle folder, config, checkpoint of the same weights)}."""
-    root = tmp_path_factory.mktemp('bundles')
-    torch.manual_seed(0)
-    seg = init_model(str(SEG), device='cpu')
-    torch.save(seg.state_dict(), root / 'seg.pth')
-    out = dict(pose=(root / 'pose', *resolve_model('pose-tiny')), seg=(root / 'seg', str(SEG), str(root / 'seg.pth')))
-    for task, (folder, config, checkpoint) in out.items():
-        folder.mkdir()
-        write_bundle(seg if task == 'seg' else init_model(config, checkpoint, device='cpu'), str(folder))
-    return out
+HAS_ORT = importlib.util.find_spec('onnxruntime') is not None and importlib.util.find_spec('onnxscript') is not None
+pytestmark = pytest.mark.skipif(not HAS_ORT, reason='bundles need onnxscript + onnxruntime (requirements/optional.txt)')
 
 
 def torch_inferencer(task, exported, **kwargs):
