@@ -9,7 +9,7 @@ SEG = REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py'
 
 
 @pytest.fixture(scope='session')
-def exported(tmp_path_factory):
+def bundles(tmp_path_factory):
     """{task: (bundle folder, config, checkpoint of the same weights)}: the shipped tiny pose model (trained: peaked
     heatmaps, so that keypoints are comparable) and a nano seg model (random weights), each written by
     :func:`~sapiens2.deploy.bundle.write_bundle` (ONNX parity checked)."""

@@ -73,9 +73,9 @@ def test_fp32_rope_keeps_the_periods_and_changes_outputs_slightly(model):
 
 
 @pytest.mark.skipif(not HAS_ORT, reason='onnx export needs onnxscript + onnxruntime (requirements/optional.txt)')
-def test_onnx_export_matches_fp32_rope_eager(exported):
+def test_onnx_export_matches_fp32_rope_eager(bundles):
     """The seg bundle's export (the session fixture of tests/deploy/conftest.py) passed its parity check."""
-    (report, ) = read_bundle(str(exported['seg'][0])).manifest['parity']
+    (report, ) = read_bundle(str(bundles['seg'][0])).manifest['parity']
     assert report['backend'] == 'onnxruntime (fp32 RoPE)' and report['passed']
     assert max(report['max_abs_diff']) <= min(report['bound']) and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']
 
