@@ -50,6 +50,11 @@ def checkpoint_dataset_meta(checkpoint: dict) -> Optional[dict]:
     dataset_meta = meta.get('dataset_meta') if isinstance(meta, dict) else None
     if not isinstance(dataset_meta, dict) or not dataset_meta:
         return None
+    return json_dataset_meta(dataset_meta)
+
+
+def json_dataset_meta(dataset_meta: dict) -> dict:
+    """A ``dataset_meta`` read back from JSON (a checkpoint's, a bundle's), with ``keypoint_id2name``'s int keys."""
     dataset_meta = dict(dataset_meta)
     if isinstance(dataset_meta.get('keypoint_id2name'), dict):  # int keys, strings after a JSON round trip
         dataset_meta['keypoint_id2name'] = {int(k): v for k, v in dataset_meta['keypoint_id2name'].items()}

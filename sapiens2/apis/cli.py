@@ -31,14 +31,22 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='tasks to run with the released models (aliases <task>-<size>, downloaded from the '
                         'Hugging Face Hub on first use)')
     parser.add_argument('--size', default='1b', choices=sizes(), help='model size for --task (default 1b)')
-    parser.add_argument('--model', nargs='+', default=[], help='config files or aliases such as pose-1b')
+    parser.add_argument('--model', nargs='+', default=[],
+                        help='config files, aliases such as pose-1b, or exported bundle folders '
+                        '(tools/deploy/export.py)')
     parser.add_argument('--weights', nargs='+', default=None,
                         help='checkpoints (.safetensors/.pth, hf://org/repo[@revision][/<file>] or an alias), one per '
                         '--model (default: the alias checkpoint)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default='fp32', choices=DTYPES,
-                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only: docs/inference.md)')
+                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only; int8 with onnxruntime: '
+                        'docs/inference.md)')
+    parser.add_argument('--backend', choices=('torch', 'onnxruntime'), default=None,
+                        help='default: onnxruntime for bundle folders, torch otherwise')
+    parser.add_argument('--providers', nargs='+', default=None,
+                        help='ONNX Runtime execution providers, e.g. CUDAExecutionProvider CPUExecutionProvider '
+                        '(default: from --device)')
     parser.add_argument('--batch-size', type=int, default=4, help='images (pose: person crops) per forward')
     parser.add_argument('--bboxes', default=None,
                         help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
@@ -133,12 +141,14 @@ def _main(argv: Optional[List[str]] = None) -> int:
             except json.JSONDecodeError as err:
                 raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
     for model in models:
-        resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
+        if not osp.isdir(model):  # a folder is a bundle, read when the inferencer is built
+            resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
     register_all_modules()
     from .inferencer import Sapiens2Inferencer
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
-                                    trust_checkpoint=args.trust_checkpoint)
+                                    trust_checkpoint=args.trust_checkpoint, backend=args.backend,
+                                    providers=args.providers)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show)
     for task in inferencer.tasks:

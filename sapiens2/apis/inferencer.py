@@ -7,11 +7,9 @@ from torch import nn
 from tqdm import tqdm
 
 from sapiens2.engine.checkpoint import trusted_checkpoints
-from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registry import INFERENCE_TASKS
-from sapiens2.utils.devices import check_dtype, resolve_device
 
-from .builder import init_model
+from .backends import build_model, plan_model
 from .inputs import InputType, Source, collect_sources
 from .notices import Notices
 from .pending_frames import PendingFrames
@@ -29,15 +27,21 @@ def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
                task_options: Optional[Dict[str, dict]] = None) -> BaseInferenceTask:
     """The config's inference task: ``cfg.infer_task`` (``type`` + arguments), else the registered task whose
     ``head_types`` contains the config's head type. ``task_options[task name]`` overrides the arguments."""
+    task_cls = task_class(cfg)
     spec = dict(cfg.get('infer_task') or {})
-    spec.setdefault('type', _task_type_for_head(cfg))
-    task_cls = INFERENCE_TASKS.get(spec['type'])
-    if task_cls is None:
-        raise KeyError(f'inference task {spec["type"]!r} is not registered (registered: '
-                       f'{sorted(INFERENCE_TASKS.module_dict)}); check the config\'s custom_imports')
     spec.update((task_options or {}).get(task_cls.name, {}))
-    spec.pop('type')
+    spec.pop('type', None)
     return task_cls(model=model, cfg=cfg, dtype=dtype, **spec)
+
+
+def task_class(cfg) -> type:
+    """The inference task class of a config (see :func:`build_task`)."""
+    task_type = (cfg.get('infer_task') or {}).get('type') or _task_type_for_head(cfg)
+    task_cls = INFERENCE_TASKS.get(task_type)
+    if task_cls is None:
+        raise KeyError(f'inference task {task_type!r} is not registered (registered: '
+                       f'{sorted(INFERENCE_TASKS.module_dict)}); check the config\'s custom_imports')
+    return task_cls
 
 
 def _task_type_for_head(cfg) -> str:
@@ -55,17 +59,22 @@ class Sapiens2Inferencer:
     """Task-agnostic inference on user images.
 
     Args:
-        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.hub.model_zoo`), or a list of them to run
+        model: A config path or alias (``'pose-1b'``; see :mod:`sapiens2.hub.model_zoo`), or an exported bundle
+            folder (``tools/deploy/export.py --out FOLDER``, run with ONNX Runtime), or a list of them to run
             several tasks on the same inputs in one call.
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
-        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), where the device runs it (``sapiens2.utils.devices``).
+        dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), or ``'int8'`` (onnxruntime), where the device and
+            backend run it (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
         trust_checkpoint: Load torch checkpoints (models and person detector) that hold more than weights; this
             runs their code (docs/checkpoints.md).
+        backend: ``'torch'`` or ``'onnxruntime'``; default: onnxruntime for bundle folders, torch otherwise.
+        providers: ONNX Runtime execution providers (names or ``(name, options)``), passed to ONNX Runtime as they
+            are; default from ``device`` (:func:`sapiens2.deploy.onnxruntime_backend.default_providers`).
 
     Example:
         >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
@@ -79,18 +88,19 @@ class Sapiens2Inferencer:
                  dtype: str = 'fp32',
                  batch_size: int = 4,
                  task_options: Optional[Dict[str, dict]] = None,
-                 trust_checkpoint: bool = False) -> None:
+                 trust_checkpoint: bool = False,
+                 backend: Optional[str] = None,
+                 providers: Optional[Sequence] = None) -> None:
         models = [model] if isinstance(model, str) else list(model)
         weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
         if len(weights) != len(models):
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
-        device = resolve_device(device)
-        check_dtype(dtype, device)  # a device or dtype that cannot run fails before any model is built
+        # a device, dtype or bundle that cannot run fails before any model is built
+        plans = [plan_model(name, ckpt, device, dtype, backend) for name, ckpt in zip(models, weights)]
         tasks = []
         with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
-            for name, ckpt in zip(models, weights):
-                config, checkpoint = resolve_model(name, ckpt)
-                net = init_model(config, checkpoint, device)
+            for plan in plans:
+                net = build_model(plan, dtype, providers)
                 tasks.append(build_task(net, net.cfg, dtype, task_options))
         self._setup(tasks, batch_size)
 

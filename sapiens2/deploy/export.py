@@ -7,7 +7,6 @@ rotation computed in fp32), because onnxruntime's CPU kernels have no bfloat16 M
 the eager model switched to the same fp32 RoPE mode, and its deviation from the bf16-RoPE model is reported.
 """
 import copy
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Dict, Optional, Sequence, Tuple
 
@@ -123,6 +122,32 @@ def run_onnx(path: str, inputs: Tensor) -> list:
     session = onnxruntime.InferenceSession(path, providers=['CPUExecutionProvider'])
     return [torch.from_numpy(out) for out in session.run(None, {session.get_inputs()[0].name: inputs.numpy()})]
 
+def export_metadata(model: nn.Module, input_size: Sequence[int], include_preprocess: bool = True) -> dict:
+    """What a runtime needs to know besides the graph: the input specification, the preprocessing (``preprocess``:
+    mean, std, bgr_to_rgb; ``preprocess_in_graph``) and the model's layout (``dataset_meta``: keypoint names, skeleton,
+    flip pairs, colours; classes, palette) when it has one."""
+    height, width = input_size
+    meta = dict(input=dict(shape=['batch', 3, height, width], dtype='float32',
+                           layout='BGR pixels in [0, 255], NCHW' if include_preprocess else 'normalised RGB, NCHW'),
+                preprocess=dict(zip(('mean', 'std', 'bgr_to_rgb'), preprocess_params(model))),
+                preprocess_in_graph=include_preprocess)
+    if getattr(model, 'dataset_meta', None):
+        meta['dataset_meta'] = jsonable(model.dataset_meta)
+    return meta
+
+
+def output_spec(model: nn.Module, example: Tensor) -> dict:
+    """How ``model(x, mode='tensor')`` returns its outputs (``structure``: tensor, tuple, list or dict; the dict's
+    ``names``) and their shapes for ``example``, so that a runtime can hand the exported outputs to the head's
+    decoding in the structure it expects."""
+    with torch.no_grad():
+        out = model(example, None, mode='tensor')
+    structure = 'dict' if isinstance(out, dict) else type(out).__name__ if isinstance(out, (tuple, list)) else 'tensor'
+    values = list(out.values()) if isinstance(out, dict) else list(out) if structure != 'tensor' else [out]
+    names = list(out) if isinstance(out, dict) else [f'output_{i}' for i in range(len(values))]
+    return dict(structure=structure, names=names, shapes=[['batch', *v.shape[1:]] for v in values])
+
+
 def export_model(model: nn.Module,
                  input_size: Sequence[int],
                  out_prefix: str,
@@ -130,16 +155,15 @@ def export_model(model: nn.Module,
                  include_preprocess: bool = True,
                  batch_size: int = 2,
                  tol: Optional[Tolerance] = None,
-                 seed: int = 0) -> Dict[str, str]:
+                 seed: int = 0) -> Tuple[Dict[str, str], dict]:
     """Export ``model`` (eval mode, CPU) to ``<out_prefix>.pt2`` / ``<out_prefix>.onnx`` and check parity.
 
-    Writes ``<out_prefix>.json`` with the input specification, RoPE modes, the parity reports and the model's layout
-    (``dataset_meta``: keypoint names, skeleton, flip pairs, colours; classes, palette) when it has one. The parity
-    input is a random image batch of ``batch_size`` x 3 x ``input_size`` (a different batch size than the example used
-    for tracing, which checks the dynamic batch dimension).
+    The parity input is a random image batch of ``batch_size`` x 3 x ``input_size`` (a different batch size than the
+    example used for tracing, which checks the dynamic batch dimension).
 
     Returns:
-        {format: path} plus ``'json'``.
+        ``{format: path}``, and the metadata (:func:`export_metadata` plus the RoPE modes, ``outputs``
+        (:func:`output_spec`) and the parity reports) that :func:`sapiens2.deploy.bundle.write_bundle` records.
     """
     unknown = set(formats) - {'pt2', 'onnx'}
     if unknown:
@@ -149,14 +173,11 @@ def export_model(model: nn.Module,
     height, width = input_size
     example = torch.rand(batch_size, 3, height, width, generator=generator) * 255
     check = torch.rand(batch_size + 1, 3, height, width, generator=generator) * 255
-    module = ExportableModel(model.eval(), include_preprocess).eval()
+    model = model.eval()
+    module = ExportableModel(model, include_preprocess).eval()
     paths, reports = {}, []
-    meta = dict(input=dict(shape=['batch', 3, height, width], dtype='float32',
-                           layout='BGR pixels in [0, 255], NCHW' if include_preprocess else 'normalised RGB, NCHW'),
-                preprocess=dict(zip(('mean', 'std', 'bgr_to_rgb'), preprocess_params(model))),
-                preprocess_in_graph=include_preprocess)
-    if getattr(model, 'dataset_meta', None):
-        meta['dataset_meta'] = jsonable(model.dataset_meta)
+    meta = export_metadata(model, input_size, include_preprocess)
+    meta['outputs'] = output_spec(model, torch.zeros(1, 3, height, width))
     with torch.no_grad():
         eager = module(check)
     if 'pt2' in formats:
@@ -172,10 +193,8 @@ def export_model(model: nn.Module,
         reports.append(report)
         meta['onnx_rope_dtype'] = str(torch.float32)
     meta['parity'] = [asdict(r) for r in reports]
-    paths['json'] = out_prefix + '.json'
-    with open(paths['json'], 'w') as f:
-        json.dump(meta, f, indent=2)
-    return paths
+    return paths, meta
+
 
 def _export_onnx_fp32_rope(module: nn.Module, example: Tensor, check: Tensor, eager: OutputT, path: str,
                            tol: Tolerance) -> Tuple[str, ParityReport]:

@@ -7,11 +7,13 @@ torch is imported only when a device is resolved, so command lines can take the 
 import re
 from typing import Dict, Optional, Tuple
 
-#: (backend, device type) -> the dtypes that run there. A new backend (e.g. ``('onnxruntime', 'cpu'): ('fp32',
-#: 'int8')``) is a new row; the command line, the inferencer and the docs read this table.
+#: (backend, device type) -> the dtypes that run there. A new backend is a new row; the command line, the inferencer
+#: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model).
 DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ('torch', 'cpu'): ('fp32', 'bf16'),
     ('torch', 'cuda'): ('fp32', 'fp16', 'bf16'),
+    ('onnxruntime', 'cpu'): ('fp32', 'int8'),
+    ('onnxruntime', 'cuda'): ('fp32', ),
 }
 #: Every dtype name of the table, in table order.
 DTYPES: Tuple[str, ...] = tuple(dict.fromkeys(d for dtypes in DTYPES_BY_BACKEND_DEVICE.values() for d in dtypes))

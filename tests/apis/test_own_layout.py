@@ -99,12 +99,11 @@ def test_seg_picture_uses_the_checkpoint_palette(own, tmp_path):
     assert not seg29_only & {tuple(p) for p in overlay.reshape(-1, 3).tolist()}
 
 
-def test_export_sidecar_carries_the_layout(own, tmp_path):
-    """The sidecar JSON only (no format: tests/deploy/test_export.py exports and checks parity)."""
-    from sapiens2.deploy.export import build_for_export, export_model
+def test_export_metadata_carries_the_layout(own):
+    """The exported metadata only (no format: tests/deploy exports, checks parity and runs bundles)."""
+    from sapiens2.deploy.export import build_for_export, export_metadata
     model, size = build_for_export(own['pose_cfg'], own['pose_ckpt'])
-    paths = export_model(model, size, str(tmp_path / 'pose17'), formats=[])
-    layout = json.loads(Path(paths['json']).read_text())['dataset_meta']
+    layout = json.loads(json.dumps(export_metadata(model, size)))['dataset_meta']
     assert layout['keypoint_id2name']['0'] == 'nose' and layout['num_keypoints'] == 17
     assert layout['skeleton_links'] == [list(link) for link in own['meta']['skeleton_links']]
     assert layout['keypoint_colors'] == own['meta']['keypoint_colors'].tolist()

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from sapiens2.apis import init_model
+from sapiens2.deploy.bundle import read_bundle
 from sapiens2.deploy.export import (
     ExportableModel,
     ExportParityError,
@@ -40,8 +41,7 @@ def test_preprocessing_in_the_graph_matches_the_data_preprocessor(model):
 
 
 def test_pt2_export_matches_eager_and_records_its_rope_mode(model, tmp_path):
-    paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['pt2'])
-    meta = json.loads(Path(paths['json']).read_text())
+    paths, meta = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['pt2'])
     assert meta['pt2_rope_dtype'] == 'torch.bfloat16'
     assert len(meta['dataset_meta']['classes']) == 29 == len(meta['dataset_meta']['palette'])  # the model's layout
     assert meta['parity'][0]['passed'] and max(meta['parity'][0]['max_abs_diff']) <= 1e-5
@@ -73,10 +73,11 @@ def test_fp32_rope_keeps_the_periods_and_changes_outputs_slightly(model):
 
 
 @pytest.mark.skipif(not HAS_ORT, reason='onnx export needs onnxscript + onnxruntime (requirements/optional.txt)')
-def test_onnx_export_matches_fp32_rope_eager(model, tmp_path):
-    paths = export_model(model, (64, 48), str(tmp_path / 'seg'), formats=['onnx'])
-    report = json.loads(Path(paths['json']).read_text())['parity'][0]
-    assert report['passed'] and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']
+def test_onnx_export_matches_fp32_rope_eager(bundles):
+    """The seg bundle's export (the session fixture of tests/deploy/conftest.py) passed its parity check."""
+    (report, ) = read_bundle(str(bundles['seg'][0])).manifest['parity']
+    assert report['backend'] == 'onnxruntime (fp32 RoPE)' and report['passed']
+    assert max(report['max_abs_diff']) <= min(report['bound']) and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']
 
 
 def load_export_tool():
@@ -89,7 +90,7 @@ def test_export_tool_prints_a_failed_parity_verdict(monkeypatch, tmp_path, capsy
     def failing_export(*args, **kwargs):
         raise ExportParityError('torch.export outputs differ from eager: max abs diff [0.5] > bound [1e-05]')
     monkeypatch.setattr(tool, 'build_for_export', lambda config, checkpoint, trust=None: (None, (64, 48)))
-    monkeypatch.setattr(tool, 'export_model', failing_export)
+    monkeypatch.setattr(tool, 'write_bundle', failing_export)
     monkeypatch.setattr('sys.argv', ['export.py', SEG, '--out', str(tmp_path / 'seg'), '--formats', 'pt2'])
     assert tool.main() == 1
     assert capsys.readouterr().out.strip() == ('parity: FAILED, torch.export outputs differ from eager: max abs diff '
@@ -108,4 +109,5 @@ def test_export_tool_prints_the_parity_verdict(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     verdict = [line for line in proc.stdout.splitlines() if line.startswith('parity ')]
     assert len(verdict) == 1 and verdict[0].startswith('parity torch.export: passed, max |exported - eager| ')
-    assert (tmp_path / 'seg.pt2').is_file()
+    manifest = json.loads((tmp_path / 'seg' / 'sapiens2_bundle.json').read_text())
+    assert manifest['pt2'] == 'model.pt2' and manifest['onnx'] == {} and (tmp_path / 'seg' / 'model.pt2').is_file()

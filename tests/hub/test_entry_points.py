@@ -159,4 +159,4 @@ def test_export_an_alias(hub, tmp_path):
     prefix = str(tmp_path / 'seg')
     proc = run(hub, 'tools/deploy/export.py', 'seg-0.4b', '--out', prefix, '--formats', 'pt2')
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert osp.isfile(prefix + '.pt2') and json.loads(Path(prefix + '.json').read_text())
+    assert osp.isfile(osp.join(prefix, 'model.pt2')) and json.loads(Path(prefix, 'sapiens2_bundle.json').read_text())

@@ -1366,6 +1366,94 @@ def _(tmp):
     return _normal_sample(tmp, seg_hw=(H // 2, W // 2))
 
 
+# Exported bundles and the onnxruntime backend --------------------------------------------------------------------
+def _bundle_cli(tmp: Path, *options: str, **manifest) -> Trigger:
+    """``sapiens2-infer`` on one small image with a bundle folder ``{tmp}/b`` whose manifest is a valid one updated
+    with ``manifest`` (its model.onnx is empty: every case fails before ONNX Runtime reads it)."""
+    from sapiens2.apis.cli import main
+    folder = tmp / 'b'
+    folder.mkdir()
+    for name in ('model.onnx', 'config.py'):
+        (folder / name).write_text('')
+    content = dict(schema_version=1, format='sapiens2-bundle', task='pose', onnx=dict(fp32='model.onnx'),
+                   config='config.py', input_size=[128, 96], preprocess=dict(in_graph=True), outputs={})
+    (folder / 'sapiens2_bundle.json').write_text(json.dumps(dict(content, **manifest)))
+    cv2.imwrite(str(tmp / 'a.png'), np.full((H, W, 3), 128, np.uint8))
+    return _command(main, [str(tmp / 'a.png'), '--model', str(folder), '--out', str(tmp / 'out'), '--quiet',
+                           '--device', 'cpu', *options])
+
+
+@case('bundle-unknown-schema-version', 'bundles', 'sapiens2-infer --model FOLDER, a bundle of schema_version 2',
+      'one line naming the manifest and the versions this sapiens2 reads', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: BundleError: {tmp}/b/sapiens2_bundle\.json has schema_version 2; this '
+      r'sapiens2 \(.*\) reads schema version 1: export the bundle again')
+def _(tmp):
+    return _bundle_cli(tmp, schema_version=2), _one_line
+
+
+@case('bundle-missing-file', 'bundles', 'a bundle folder without the model.onnx its manifest lists',
+      'one line naming the bundle and the missing file', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: BundleError: bundle {tmp}/b lacks model\.onnx, listed in its '
+      r'sapiens2_bundle\.json; copy the whole folder')
+def _(tmp):
+    trigger = _bundle_cli(tmp)
+    (tmp / 'b' / 'model.onnx').unlink()
+    return trigger, _one_line
+
+
+@case('bundle-not-a-bundle', 'bundles', 'sapiens2-infer --model FOLDER, a folder without sapiens2_bundle.json',
+      'one line: not a bundle, and the command that writes one', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: BundleError: {tmp}/b is not a sapiens2 bundle: it has no '
+      r'sapiens2_bundle\.json \(write one with tools/deploy/export\.py')
+def _(tmp):
+    trigger = _bundle_cli(tmp)
+    (tmp / 'b' / 'sapiens2_bundle.json').unlink()
+    return trigger, _one_line
+
+
+@case('bundle-int8-not-exported', 'bundles', 'sapiens2-infer --dtype int8 on a bundle without model.int8.onnx',
+      'one line: the precisions the bundle has; re-export with the int8 option', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: BundleError: bundle {tmp}/b has no int8 ONNX model \(it has: fp32\); '
+      r're-export it with the int8 option')
+def _(tmp):
+    return _bundle_cli(tmp, '--dtype', 'int8'), _one_line
+
+
+@case('onnxruntime-missing', 'bundles', 'sapiens2-infer --model FOLDER without onnxruntime installed',
+      'one line: pip install onnxruntime', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: the onnxruntime backend needs onnxruntime: pip install onnxruntime')
+def _(tmp):
+    trigger = _bundle_cli(tmp)
+
+    def without_onnxruntime():
+        with mock.patch.dict(sys.modules, {'onnxruntime': None}):
+            return trigger()
+
+    return without_onnxruntime, _one_line
+
+
+@case('onnxruntime-provider-missing', 'bundles', 'sapiens2-infer --providers CUDAExecutionProvider with the CPU '
+      'build of onnxruntime', 'one line naming the available providers and the package (onnxruntime-gpu)',
+      error=CommandError, match=r'^exit 1: sapiens2-infer: error: ONNX Runtime execution provider '
+      r'CUDAExecutionProvider is not available here \(available: CPUExecutionProvider\); it comes with '
+      r'onnxruntime-gpu')
+def _(tmp):
+    trigger = _bundle_cli(tmp, '--providers', 'CUDAExecutionProvider')
+
+    def cpu_build():
+        with mock.patch('onnxruntime.get_available_providers', return_value=['CPUExecutionProvider']):
+            return trigger()
+
+    return cpu_build, _one_line
+
+
+@case('onnxruntime-backend-on-a-config', 'bundles', 'sapiens2-infer --model CONFIG --backend onnxruntime',
+      'one line: the onnxruntime backend runs bundles; how to export one', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: the onnxruntime backend runs exported bundles .*tools/deploy/export\.py')
+def _(tmp):
+    return _infer_cli(tmp, '--backend', 'onnxruntime', '--device', 'cpu'), _one_line
+
+
 # ----------------------------------------------------------------------------------------- faults (other tests)
 #: Reliability tests outside this catalogue: (fault, expected outcome, test node id). The table lists them and a
 #: test checks that each still exists.

@@ -1,7 +1,7 @@
 """The commands of docs/custom_data.md "Try it on a CPU with SynthHumans" run as written (on 16 images, 2
 iterations): convert SynthHumans to the 7-class set with left/right pairs and to an own keypoint set, write the
 guide's configs, train, test (with the flip TTA that swaps the pairs), infer, export and convert to transformers; the
-pictures, predictions, export sidecar and transformers config are in the model's own layout."""
+pictures, predictions, export bundle manifest and transformers config are in the model's own layout."""
 import json
 import re
 import shlex
@@ -96,7 +96,7 @@ def check_outputs(root: Path) -> None:
     parts, pose = read_parts_metainfo(layouts['my_parts']), read_dataset_info(layouts['my_pose'])
     check_seg_pictures(root / 'outputs' / 'my_parts' / 'seg', np.array(parts['palette']))
     check_pose_outputs(root / 'outputs' / 'my_pose' / 'pose', pose)
-    sidecar = json.loads((root / 'exports' / 'my_pose.json').read_text())
+    sidecar = json.loads((root / 'exports' / 'my_pose' / 'sapiens2_bundle.json').read_text())
     names = {str(i): point['name'] for i, point in pose['keypoint_info'].items()}
     assert sidecar['dataset_meta']['keypoint_id2name'] == names
     assert sidecar['dataset_meta']['keypoint_colors'][2] == pose['keypoint_info'][2]['color']

@@ -1,14 +1,16 @@
-"""Export a config's model (backbone + head) to torch.export (.pt2) and ONNX, checking parity with eager.
+"""Export a config's model (backbone + head) into a bundle folder that ``sapiens2-infer --model FOLDER`` runs with ONNX
+Runtime, checking parity with eager.
 
-Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out PREFIX [--formats pt2 onnx] [--no-preprocess]
+Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER [--formats onnx pt2] [--no-preprocess]
 
 CONFIG is a config file or a model alias (``seg-1b``: its config and, without CHECKPOINT, its checkpoint);
 CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
 
-Writes PREFIX.pt2 / PREFIX.onnx and PREFIX.json (input spec, preprocessing, RoPE modes, parity figures, and the
-model's layout as ``dataset_meta``: keypoint names and skeleton, or classes and palette). Fails
-with a non-zero exit code when an export does not match the eager model within tolerance (docs/inference.md).
-Existing files are replaced only when an earlier export wrote them there, or with --overwrite.
+Writes FOLDER/sapiens2_bundle.json (the manifest: task, input size, preprocessing, the model's layout, outputs,
+parity figures, schema version), FOLDER/config.py (the model's config) and FOLDER/model.onnx, plus FOLDER/model.pt2
+with ``--formats pt2`` (:mod:`sapiens2.deploy.bundle`). Fails with a non-zero exit code when an export does not
+match the eager model within tolerance (docs/inference.md). Existing files are replaced only when an earlier export
+wrote them there, or with --overwrite.
 """
 import argparse
 import importlib.util
@@ -17,7 +19,8 @@ import os.path as osp
 import sys
 
 from sapiens2.apis.output_guard import OutputGuard
-from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export, export_model
+from sapiens2.deploy.bundle import bundle_files, write_bundle
+from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
@@ -25,19 +28,21 @@ from sapiens2.utils.output_paths import make_folder
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description='Export a Sapiens2 model to torch.export and ONNX')
+    parser = argparse.ArgumentParser(description='Export a Sapiens2 model into a bundle folder (ONNX, config, '
+                                     'manifest), optionally with a torch.export program')
     parser.add_argument('config', help='config file, or a model alias such as seg-1b')
     parser.add_argument('checkpoint', nargs='?', default=None,
                         help='weights: a file, hf://org/repo[@revision][/<file>] or an alias (default: the alias of '
                         'CONFIG; random weights for a config file)')
-    parser.add_argument('--out', required=True, help='output prefix, e.g. exports/pose_1b')
-    parser.add_argument('--formats', nargs='+', choices=('pt2', 'onnx'), default=None,
-                        help='default: pt2, plus onnx when onnxruntime is installed')
+    parser.add_argument('--out', required=True, help='bundle folder, e.g. exports/pose-1b')
+    parser.add_argument('--formats', nargs='+', choices=('onnx', 'pt2'), default=None,
+                        help='model files to write (default: onnx, which the bundle runs with; pt2 alone when '
+                        'onnxruntime is not installed)')
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--overwrite', action='store_true',
-                        help='replace existing PREFIX.* files that an earlier export did not write')
+                        help='replace existing files in FOLDER that an earlier export did not write')
     parser.add_argument('--batch-size', type=int, default=2, help='batch of the tracing example')
     parser.add_argument('--atol', type=float, default=1e-4, help='ONNX parity absolute tolerance')
     parser.add_argument('--rtol', type=float, default=1e-4, help='ONNX parity tolerance relative to max |output|')
@@ -52,27 +57,27 @@ def main() -> int:
     args = parse_args()
     formats = args.formats
     if formats is None:
-        formats = ['pt2'] + (['onnx'] if importlib.util.find_spec('onnxruntime') else [])
+        formats = ['onnx'] if importlib.util.find_spec('onnxruntime') else ['pt2']
         if 'onnx' not in formats:
-            print('onnxruntime is not installed: exporting pt2 only (pip install -r requirements/optional.txt)')
-    folder = osp.dirname(osp.abspath(args.out))
-    make_folder(folder, '--out')
-    guard = OutputGuard(folder, overwrite=args.overwrite)
-    outputs = [f'{args.out}.{suffix}' for suffix in formats + ['json']]
+            print('onnxruntime is not installed: exporting pt2 only, a bundle that sapiens2-infer cannot run '
+                  '(pip install -r requirements/optional.txt)')
+    make_folder(args.out, '--out')
+    guard = OutputGuard(args.out, overwrite=args.overwrite)
+    outputs = list(bundle_files(args.out, formats).values())
     for path in outputs:
         guard.check(path)
-    model, input_size = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
+    model, _ = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
     try:
-        paths = export_model(model, input_size, args.out, formats, include_preprocess=not args.no_preprocess,
+        files = write_bundle(model, args.out, formats, include_preprocess=not args.no_preprocess,
                              batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
     except ExportParityError as err:
         print(f'parity: FAILED, {err}')
         return 1
     finally:
         guard.record(path for path in outputs if osp.exists(path))
-    for fmt, path in paths.items():
-        print(f'{fmt}: {path}')
-    with open(paths['json']) as f:
+    for kind, path in files.items():
+        print(f'{kind}: {path}')
+    with open(files['manifest']) as f:
         for report in json.load(f)['parity']:
             print(f"parity {report['backend']}: passed, max |exported - eager| "
                   f"{_figures(report['max_abs_diff'])} <= bound {_figures(report['bound'])}")

@@ -46,12 +46,14 @@ class BaseInferenceTask:
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
         self.model, self.cfg, self.dtype = model, cfg, dtype
-        check_dtype(dtype, self.device.type)
+        check_dtype(dtype, self.device.type, getattr(model, 'inference_backend', 'torch'))
         self.pipeline = inference_pipeline(cfg)
 
     @property
     def device(self) -> torch.device:
-        return next(self.model.parameters()).device
+        """Where the model's inputs go (its data preprocessor's device; the CPU for the onnxruntime backend)."""
+        preprocessor = getattr(self.model, 'data_preprocessor', None)
+        return preprocessor.device if preprocessor is not None else next(self.model.parameters()).device
 
     def autocast(self):
         """Autocast context for the forward (a no-op for fp32)."""

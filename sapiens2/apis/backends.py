@@ -1,0 +1,78 @@
+"""Which backend runs a model given to the inferencer, and building it: torch for configs and aliases, onnxruntime
+for exported bundles (folders written by ``tools/deploy/export.py``; :mod:`sapiens2.deploy.bundle`)."""
+import os.path as osp
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from torch import nn
+
+from sapiens2.hub.model_zoo import resolve_model
+from sapiens2.utils.devices import check_dtype, resolve_device
+
+from .builder import init_model
+
+BACKENDS = ('torch', 'onnxruntime')
+
+
+@dataclass
+class ModelPlan:
+    """One model of an inferencer, checked before anything is built."""
+    model: str
+    weights: Optional[str]
+    backend: str
+    device: str
+
+
+def choose_backend(model: str, backend: Optional[str] = None) -> str:
+    """``backend``, checked against ``model``; None: ``onnxruntime`` for a folder (a bundle), else ``torch``."""
+    bundle = osp.isdir(str(model))
+    if backend is None:
+        return 'onnxruntime' if bundle else 'torch'
+    if backend not in BACKENDS:
+        raise ValueError(f'backend {backend!r} is not known; backends: {", ".join(BACKENDS)}')
+    if backend == 'onnxruntime' and not bundle:
+        raise ValueError(f'the onnxruntime backend runs exported bundles (folders written by tools/deploy/export.py '
+                         f'CONFIG CHECKPOINT --out FOLDER), and {model} is not a folder; export it, or use the torch '
+                         'backend')
+    if backend == 'torch' and bundle:
+        raise ValueError(f'{model} is a folder, an exported bundle, which runs with the onnxruntime backend; give a '
+                         'config and a checkpoint for the torch backend')
+    return backend
+
+
+def plan_model(model: str, weights: Optional[str], device: Optional[str], dtype: str,
+               backend: Optional[str] = None) -> ModelPlan:
+    """Check that ``model`` can run with ``backend`` on ``device`` in ``dtype`` (one-line errors), without building
+    it; a bundle is read (:func:`~sapiens2.deploy.bundle.read_bundle`) and must hold the ``dtype`` model."""
+    backend = choose_backend(model, backend)
+    if backend == 'torch':
+        device = resolve_device(device)
+        check_dtype(dtype, device)
+        return ModelPlan(model, weights, backend, device)
+    from sapiens2.deploy.bundle import read_bundle
+    if weights is not None:
+        raise ValueError(f'{model} is an exported bundle, which holds its weights; give no weights for it')
+    device = resolve_device(device or _onnxruntime_default_device(), backend)
+    check_dtype(dtype, device, backend)
+    read_bundle(model).onnx_path(dtype)
+    return ModelPlan(model, weights, backend, device)
+
+
+def build_model(plan: ModelPlan, dtype: str = 'fp32', providers: Optional[Sequence] = None) -> nn.Module:
+    """The planned model: :func:`~sapiens2.apis.builder.init_model` (torch) or
+    :func:`~sapiens2.deploy.onnxruntime_model.build_onnxruntime_model` (``providers`` as ONNX Runtime takes them;
+    default from the device)."""
+    if plan.backend == 'torch':
+        return init_model(*resolve_model(plan.model, plan.weights), plan.device)
+    from sapiens2.deploy.bundle import read_bundle
+    from sapiens2.deploy.onnxruntime_model import build_onnxruntime_model
+    return build_onnxruntime_model(read_bundle(plan.model), plan.device, dtype, providers)
+
+
+def _onnxruntime_default_device() -> str:
+    """``cuda`` when the installed onnxruntime has the CUDA provider and torch sees a GPU, else ``cpu``."""
+    import torch
+
+    from sapiens2.deploy.onnxruntime_backend import import_onnxruntime
+    has_cuda = 'CUDAExecutionProvider' in import_onnxruntime().get_available_providers()
+    return 'cuda' if has_cuda and torch.cuda.is_available() else 'cpu'

@@ -1,0 +1,157 @@
+"""The exported bundle: one folder that runs without the original config or checkpoint.
+
+Layout (``schema_version`` 1)::
+
+    <folder>/sapiens2_bundle.json   manifest (below)
+    <folder>/model.onnx             backbone + head, fp32 (``onnx.fp32``)
+    <folder>/config.py              the model's config (mmengine ``Config.dump``): test pipeline, decoding, drawing
+    <folder>/model.pt2              optional torch.export program (``pt2``)
+
+Manifest keys: ``schema_version``, ``format`` (``sapiens2-bundle``), ``task`` (the inference task name: pose, seg,
+normal...), ``onnx`` (precision -> file in the folder), ``config``, ``input_size`` [H, W], ``preprocess`` (mean, std,
+bgr_to_rgb, ``in_graph``), ``dataset_meta`` (the model's layout), ``outputs`` (structure, names, shapes), ``parity``
+(the export's parity reports), ``rope_dtype`` and ``sapiens2_version``. A reader refuses a manifest it cannot read,
+a ``schema_version`` it does not know and a listed file that is missing, each in one line
+(:class:`BundleError`).
+"""
+import json
+import os.path as osp
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+
+from sapiens2.version import __version__
+
+if TYPE_CHECKING:  # reading a bundle imports no torch (command lines check their arguments first)
+    from torch import nn
+
+    from .export import Tolerance
+
+MANIFEST = 'sapiens2_bundle.json'
+FORMAT = 'sapiens2-bundle'
+SCHEMA_VERSION = 1
+SUPPORTED_SCHEMA_VERSIONS: Tuple[int, ...] = (1, )
+CONFIG_FILE = 'config.py'
+MODEL_STEM = 'model'
+REQUIRED_KEYS = ('task', 'onnx', 'config', 'input_size', 'preprocess', 'outputs')
+
+
+class BundleError(ValueError):
+    """A folder that is not a readable bundle (no or corrupt manifest, unknown schema version, missing file)."""
+
+
+@dataclass
+class Bundle:
+    """A read bundle: its folder, manifest and the absolute paths of its files."""
+    folder: str
+    manifest: dict
+
+    @property
+    def task(self) -> str:
+        return self.manifest['task']
+
+    @property
+    def config_path(self) -> str:
+        return osp.join(self.folder, self.manifest['config'])
+
+    @property
+    def input_size(self) -> Tuple[int, int]:
+        height, width = self.manifest['input_size']
+        return int(height), int(width)
+
+    @property
+    def preprocess(self) -> dict:
+        return self.manifest['preprocess']
+
+    @property
+    def dataset_meta(self) -> Optional[dict]:
+        return self.manifest.get('dataset_meta')
+
+    @property
+    def outputs(self) -> dict:
+        return self.manifest['outputs']
+
+    def precisions(self) -> Tuple[str, ...]:
+        """The precisions this bundle has an ONNX model for (``fp32``, ``int8``...)."""
+        return tuple(self.manifest['onnx'])
+
+    def onnx_path(self, precision: str = 'fp32') -> str:
+        """The ONNX file of ``precision``; a :class:`BundleError` naming how to get it when the bundle has none."""
+        if precision not in self.manifest['onnx']:
+            has = ', '.join(self.precisions()) or 'none'
+            hint = ('re-export it with the int8 option of tools/deploy/export.py' if precision == 'int8' else
+                    're-export it with tools/deploy/export.py --formats onnx')
+            raise BundleError(f'bundle {self.folder} has no {precision} ONNX model (it has: {has}); {hint}')
+        return osp.join(self.folder, self.manifest['onnx'][precision])
+
+
+def is_bundle(path: str) -> bool:
+    """Whether ``path`` is a folder meant as a bundle (any folder: :func:`read_bundle` says what is wrong with it)."""
+    return osp.isdir(str(path))
+
+
+def read_bundle(folder: str) -> Bundle:
+    """Read and check a bundle folder; :class:`BundleError` (one line) when it cannot run as written."""
+    manifest_path = osp.join(folder, MANIFEST)
+    if not osp.isfile(manifest_path):
+        raise BundleError(f'{folder} is not a sapiens2 bundle: it has no {MANIFEST} (write one with '
+                          'tools/deploy/export.py CONFIG CHECKPOINT --out FOLDER)')
+    try:
+        with open(manifest_path) as f:
+            manifest = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise BundleError(f'{manifest_path} is not valid JSON ({err}); export the bundle again') from err
+    supported = ', '.join(map(str, SUPPORTED_SCHEMA_VERSIONS))
+    if not isinstance(manifest, dict) or manifest.get('format') != FORMAT:
+        raise BundleError(f'{manifest_path} is not a {FORMAT} manifest (no "format": "{FORMAT}")')
+    version = manifest.get('schema_version')
+    if version not in SUPPORTED_SCHEMA_VERSIONS:
+        raise BundleError(f'{manifest_path} has schema_version {version!r}; this sapiens2 ({__version__}) reads '
+                          f'schema version {supported}: export the bundle again with this version, or install the '
+                          f'sapiens2 that wrote it ({manifest.get("sapiens2_version", "unknown")})')
+    missing_keys = [key for key in REQUIRED_KEYS if key not in manifest]
+    if missing_keys:
+        raise BundleError(f'{manifest_path} lacks the keys {missing_keys}; export the bundle again')
+    listed = [manifest['config'], *manifest['onnx'].values()] + ([manifest['pt2']] if 'pt2' in manifest else [])
+    missing = [name for name in listed if not osp.isfile(osp.join(folder, name))]
+    if missing:
+        raise BundleError(f'bundle {folder} lacks {", ".join(missing)}, listed in its {MANIFEST}; copy the whole '
+                          'folder, or export it again')
+    return Bundle(osp.abspath(folder), manifest)
+
+
+def bundle_files(folder: str, formats: Sequence[str]) -> Dict[str, str]:
+    """The paths a bundle of ``formats`` (``onnx``, ``pt2``) in ``folder`` writes, by kind."""
+    files = dict(manifest=osp.join(folder, MANIFEST), config=osp.join(folder, CONFIG_FILE))
+    files.update({fmt: osp.join(folder, f'{MODEL_STEM}.{fmt}') for fmt in formats})
+    return files
+
+
+def write_bundle(model: 'nn.Module',
+                 folder: str,
+                 formats: Sequence[str] = ('onnx', ),
+                 include_preprocess: bool = True,
+                 batch_size: int = 2,
+                 tol: Optional['Tolerance'] = None) -> Dict[str, str]:
+    """Export ``model`` (from :func:`sapiens2.apis.init_model`: ``cfg`` attached) into the bundle ``folder``
+    (which must exist) with parity checks (:func:`~sapiens2.deploy.export.export_model`); returns
+    :func:`bundle_files`. Files already there are replaced: the caller checks them (``OutputGuard``)."""
+    from sapiens2.apis.builder import model_input_size
+    from sapiens2.apis.inferencer import task_class
+
+    from .export import export_model
+    input_size = model_input_size(model.cfg)
+    files = bundle_files(folder, formats)
+    paths, meta = export_model(model, input_size, osp.join(folder, MODEL_STEM), formats, include_preprocess,
+                               batch_size, tol)
+    model.cfg.dump(files['config'])
+    manifest = dict(schema_version=SCHEMA_VERSION, format=FORMAT, task=task_class(model.cfg).name,
+                    onnx=dict(fp32=osp.basename(paths['onnx'])) if 'onnx' in paths else {}, config=CONFIG_FILE,
+                    input_size=list(input_size), input=meta['input'],
+                    preprocess=dict(meta['preprocess'], in_graph=meta['preprocess_in_graph']),
+                    dataset_meta=meta.get('dataset_meta'), outputs=meta['outputs'], parity=meta['parity'],
+                    rope_dtype={fmt: meta[f'{fmt}_rope_dtype'] for fmt in formats}, sapiens2_version=__version__)
+    if 'pt2' in paths:
+        manifest['pt2'] = osp.basename(paths['pt2'])
+    with open(files['manifest'], 'w') as f:
+        json.dump(manifest, f, indent=2)
+    return files

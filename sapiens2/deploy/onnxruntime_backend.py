@@ -1,0 +1,80 @@
+"""An ONNX Runtime session over torch tensors, with its execution providers checked first.
+
+onnxruntime is optional (``requirements/optional.txt``): a missing package, or an execution provider that the
+installed build does not have, is one line naming the package to install.
+"""
+import re
+from typing import List, Optional, Sequence, Union
+
+import torch
+from torch import Tensor
+
+ProviderT = Union[str, tuple]
+#: The pip package that brings each execution provider (``onnxruntime.get_available_providers()`` names).
+PROVIDER_PACKAGES = {
+    'CPUExecutionProvider': 'onnxruntime',
+    'CUDAExecutionProvider': 'onnxruntime-gpu',
+    'TensorrtExecutionProvider': 'onnxruntime-gpu (with TensorRT installed)',
+    'ROCMExecutionProvider': 'onnxruntime-rocm',
+    'MIGraphXExecutionProvider': 'onnxruntime-rocm',
+    'OpenVINOExecutionProvider': 'onnxruntime-openvino',
+    'DmlExecutionProvider': 'onnxruntime-directml',
+    'CoreMLExecutionProvider': 'onnxruntime (the macOS build)',
+}
+
+
+def import_onnxruntime():
+    """The ``onnxruntime`` module; an ``ImportError`` in one line saying what to install when it is missing."""
+    try:
+        import onnxruntime
+    except ImportError as err:
+        raise ImportError('the onnxruntime backend needs onnxruntime: pip install onnxruntime (onnxruntime-gpu for '
+                          'CUDA), or pip install -r requirements/optional.txt') from err
+    return onnxruntime
+
+
+def default_providers(device: str = 'cpu') -> List[ProviderT]:
+    """The providers for a device: ``cpu`` -> CPU; ``cuda[:N]`` -> CUDA on GPU N (CPU for the operators it lacks)."""
+    match = re.fullmatch(r'cuda(?::(\d+))?', str(device))
+    if match is None:
+        return ['CPUExecutionProvider']
+    return [('CUDAExecutionProvider', dict(device_id=int(match.group(1) or 0))), 'CPUExecutionProvider']
+
+
+def check_providers(providers: Sequence[ProviderT]) -> None:
+    """Raise ``ValueError`` in one line for a provider the installed onnxruntime does not have, naming the ones it
+    has and the package that brings the missing one."""
+    available = import_onnxruntime().get_available_providers()
+    for provider in providers:
+        name = provider[0] if isinstance(provider, (tuple, list)) else provider
+        if name not in available:
+            package = PROVIDER_PACKAGES.get(name, 'the onnxruntime build that provides it')
+            raise ValueError(f'ONNX Runtime execution provider {name} is not available here (available: '
+                             f'{", ".join(available)}); it comes with {package}, installed instead of onnxruntime')
+
+
+class OnnxRuntimeSession:
+    """``onnxruntime.InferenceSession`` of one ONNX file taking and returning torch tensors (float32, CPU).
+
+    Args:
+        path: The ONNX file (one input, the image batch).
+        providers: Execution providers (names, or ``(name, options)``), passed to ONNX Runtime as they are;
+            default CPU.
+        threads: Intra-op threads; default ``torch.get_num_threads()``, so that both backends use the process's
+            thread setting (``OMP_NUM_THREADS``, ``torch.set_num_threads``).
+    """
+
+    def __init__(self, path: str, providers: Optional[Sequence[ProviderT]] = None,
+                 threads: Optional[int] = None) -> None:
+        ort = import_onnxruntime()
+        self.providers = list(providers or default_providers())
+        check_providers(self.providers)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or torch.get_num_threads()
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(path, sess_options=options, providers=self.providers)
+        self.input_name = self.session.get_inputs()[0].name
+
+    def __call__(self, inputs: Tensor) -> List[Tensor]:
+        feed = {self.input_name: inputs.detach().to('cpu', torch.float32).contiguous().numpy()}
+        return [torch.from_numpy(out) for out in self.session.run(None, feed)]
