@@ -28,6 +28,9 @@ KEYPOINT_BOX_MARGIN = 0.1
 KEYPOINT_BOX_MIN_SHARE = 0.6
 #: Seconds of later frames that two-sided smoothing of video files waits for (live input: none).
 DEFAULT_LAG_S = 1.0
+#: Frames beyond the lag whose results wait for :meth:`PoseStream.settle` (batches predicted ahead); older ones are
+#: dropped, so a caller that never settles keeps a bounded history.
+UNSETTLED_FRAMES_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,8 @@ class PoseStream:
         alive = {t.track_id for t in self.tracker.tracks}
         self.filters = {i: f for i, f in self.filters.items() if i in alive}
         if self.lag_frames:
-            self.records = {t: record for t, record in self.records.items() if t >= frame - self.lag_frames}
+            oldest = frame - self.lag_frames - UNSETTLED_FRAMES_KEPT  # a caller may predict ahead of settling
+            self.records = {t: record for t, record in self.records.items() if t >= oldest}
             boxes = np.asarray(predicted['bboxes'], np.float64)[..., :4].reshape(len(ids), 4)
             self.records[frame] = _FrameRecord(result, np.asarray(predicted['keypoints'], np.float64),
                                                boxes.reshape(-1, 2, 2), np.maximum(boxes[:, 3] - boxes[:, 1], 1.0))

@@ -94,3 +94,20 @@ def test_the_lag_is_checked():
         StreamOptions(lag=-1)
     assert PoseStream(np.full(K, 0.05), fps=30, options=StreamOptions(lag=0.5)).lag_frames == 15
     assert PoseStream(np.full(K, 0.05), fps=30, options=StreamOptions(lag=0.5, smooth=False)).lag_frames == 0
+
+
+def test_frames_predicted_ahead_of_settling_are_kept():
+    """The inferencer predicts a batch of frames before it settles the earlier ones."""
+    ahead, in_step = PoseStream(np.full(K, 0.05), fps=10), PoseStream(np.full(K, 0.05), fps=10)
+    frames = [result((50 + 3 * t, 60), jitter=2.0, seed=t) for t in range(24)]
+    settled_ahead, settled_in_step = {}, {}
+    for start in range(0, 24, 8):  # batches of 8 frames, each settled after the whole batch
+        for t in range(start, start + 8):
+            in_step.update(frames[t], t)
+            settled_in_step.update((f, in_step.settle(f)) for f in range(max(0, in_step.settled_until), t + 1)
+                                   if f <= in_step.settled_until and f not in settled_in_step)
+            ahead.update(frames[t], t)
+        settled_ahead.update((f, ahead.settle(f)) for f in range(0, ahead.settled_until + 1) if f not in settled_ahead)
+    assert sorted(settled_ahead) == list(range(14))
+    for f in settled_ahead:
+        np.testing.assert_allclose(settled_ahead[f]['keypoints'], settled_in_step[f]['keypoints'])
