@@ -308,9 +308,14 @@ def _features(args, backbone: str, seed: int):
     if backbone == 'pixels':
         return tuple(pixel_features(x, stride) for x in images)
     cfg = _config()
-    checkpoint = None if backbone == 'random' else backbone_file(args, backbone, seed)
+    checkpoint, prefix = (None if backbone == 'random' else backbone_file(args, backbone, seed)), 'auto'
+    if backbone.startswith('lever-'):  # the teacher of a lever cell, in its own pretraining checkpoint
+        lever = backbone[len('lever-'):]
+        cfg.merge_from_dict(_options_dict([o for o in lever_options(lever) if o.startswith('model.')]))
+        checkpoint = osp.join(args.work_dir, 'health', f'{lever}-s{seed}', f'iter_{args.setting.iters}.pth')
+        prefix = 'teacher.backbone.'
     torch.manual_seed(seed)
-    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, size=size,
+    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, prefix=prefix, size=size,
                                   layers=args.setting.probe['layers'])
     return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
 
@@ -372,6 +377,16 @@ def job_semantic(args, backbone: str, seed: int, train_feats, val_feats, feature
     _write_json(semantic_json(args, backbone, seed), dict(
         backbone=backbone, seed=seed, feature='mean-pooled features of all blocks', results=results,
         cpu_s=_cpu_seconds() - cpu + feature_cpu))
+
+
+def job_semantic_only(args, backbone: str, seed: int) -> None:
+    """Only the semantic probes of one backbone (``--job semantic:BACKBONE:SEED``, no dense probe): a probed
+    backbone, or ``lever-<name>`` for the teacher of a lever cell."""
+    if osp.isfile(semantic_json(args, backbone, seed)):
+        return
+    cpu = _cpu_seconds()
+    train_feats, val_feats = _features(args, backbone, seed)
+    job_semantic(args, backbone, seed, train_feats, val_feats, _cpu_seconds() - cpu)
 
 
 # ------------------------------------------------------------------------------------- health and levers
@@ -492,6 +507,8 @@ def run_job(args, job: str) -> None:
         job_pretrain(args, rest[0], int(rest[1]))
     elif kind == 'probe':
         job_probe(args, rest[0], int(rest[1]))
+    elif kind == 'semantic':
+        job_semantic_only(args, rest[0], int(rest[1]))
     else:
         raise ValueError(f'unknown job {job!r}')
 
@@ -608,7 +625,8 @@ def collect_semantic(args) -> dict:
     the property ``mean`` (the mean over the properties) added."""
     import numpy as np
     values = {}
-    for backbone in BACKBONES:
+    levers = [f'lever-{name}' for name in LEVERS if osp.isfile(semantic_json(args, f'lever-{name}', 0))]
+    for backbone in list(BACKBONES) + levers:
         for seed in args.setting.seeds:
             path = semantic_json(args, backbone, seed)
             if not osp.isfile(path):
@@ -633,7 +651,7 @@ def semantic_table(args) -> str:
              'run (each the mean of 3 label subsets). Chance: ' + ', '.join(
                  f'{n} {100 / len(c):.0f} %' for n, c in PROPERTY_CLASSES.items()) + '.', '',
              f'| backbone | {head} |', '|---|' + '---|' * (len(names) * len(SEMANTIC_BUDGETS))]
-    for backbone in BACKBONES:
+    for backbone in list(BACKBONES) + [f'lever-{name}' for name in LEVERS]:
         if (backbone, 'mean', SEMANTIC_BUDGETS[0], 'knn') not in values:
             continue
         cells = []
@@ -644,7 +662,8 @@ def semantic_table(args) -> str:
                     mean, std = _stats(values[backbone, name, budget, method])
                     parts.append(f'{100 * mean:.1f}' + (f' ± {100 * std:.1f}' if std else ''))
                 cells.append(' / '.join(parts))
-        lines.append(f'| {NAMES[backbone]} | ' + ' | '.join(cells) + ' |')
+        name = NAMES.get(backbone) or f'lever cell: {LEVERS[backbone[len("lever-"):]]["name"]} (teacher)'
+        lines.append(f'| {name} | ' + ' | '.join(cells) + ' |')
     for other in ('mae', 'random'):
         for budget in SEMANTIC_BUDGETS:
             for method in ('knn', 'linear'):
