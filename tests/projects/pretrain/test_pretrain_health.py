@@ -68,3 +68,41 @@ def test_teacher_targets_of_a_fresh_pretrainer_are_the_same_for_every_image(tiny
     model.dino_loss.center.copy_(logits.mean(0, keepdim=True))
     flat = teacher_targets(model, torch.randn(8, 3, 64, 48, generator=torch.Generator().manual_seed(0)))
     assert target_health(flat)['entropy'] > 0.99 and 'entropy' in _failed(flat)
+
+
+def _health_tool():
+    import importlib.util
+    import os.path as osp
+    root = osp.dirname(osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))))
+    spec = importlib.util.spec_from_file_location('health_check', osp.join(root, 'projects', 'pretrain', 'tools',
+                                                                           'health_check.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_health_check_tool_on_a_fresh_checkpoint(tmp_path, capsys):
+    """A freshly initialised nano pretrainer gives every image the same target: the tool says FAIL (exit 1)."""
+    import cv2
+    import numpy as np
+    from mmengine.config import Config
+    from mmengine.registry import DefaultScope
+
+    from sapiens2.registry import MODELS
+    tool = _health_tool()
+    config = 'projects/pretrain/configs/sapiens2_nano_pretrain_synthhumans-128x96.py'
+    torch.manual_seed(0)
+    with DefaultScope.overwrite_default_scope('sapiens2'):
+        model = MODELS.build(Config.fromfile(config).model)
+    model.init_weights()
+    torch.save(dict(state_dict=model.state_dict()), tmp_path / 'fresh.pth')
+    rng = np.random.default_rng(0)
+    for i in range(6):
+        cv2.imwrite(str(tmp_path / f'{i}.png'), rng.integers(0, 256, (40, 30, 3), dtype=np.uint8))
+    assert tool.main([config, str(tmp_path / 'fresh.pth'), str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert 'teacher targets of 6 images (256 prototypes)' in out and 'verdict: FAIL' in out
+    assert all(f'| {m} |' in out for m in ('entropy', 'usage', 'batch_entropy'))
+    (tmp_path / 'broken.png').write_bytes(b'')
+    with pytest.raises(ValueError, match='broken.png is not a readable image'):
+        tool.main([config, str(tmp_path / 'fresh.pth'), str(tmp_path)])
