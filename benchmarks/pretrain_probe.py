@@ -448,7 +448,8 @@ def health_table(cells: list[dict]) -> str:
     for name in list(LEVERS) + ['combined']:
         cell = next((c for c in cells if c['lever'] == name), None)
         if cell is None:
-            lines.append(f'| {LEVERS.get(name, {}).get("name", name)} | not run (time) | | | | |')
+            why = 'no lever passed to combine' if name == 'combined' and not COMBINED else 'time'
+            lines.append(f'| {LEVERS.get(name, {}).get("name", name)} | not run ({why}) | | | | |')
             continue
         marks = {r['name']: ('' if r['passed'] else ' ✗') for r in cell['verdict']}
         h = cell['health']
