@@ -314,6 +314,10 @@ def _features(args, backbone: str, seed: int):
         cfg.merge_from_dict(_options_dict([o for o in lever_options(lever) if o.startswith('model.')]))
         checkpoint = osp.join(args.work_dir, 'health', f'{lever}-s{seed}', f'iter_{args.setting.iters}.pth')
         prefix = 'teacher.backbone.'
+    if checkpoint is not None and not osp.isfile(checkpoint):
+        raise FileNotFoundError(f'{checkpoint} is missing, so {backbone} (seed {seed}) cannot be probed: its '
+                                'pretraining ran elsewhere. Move its pretraining cell (under <results>/pretrain, or '
+                                '<results>/health for a lever) away to pretrain it again here.')
     torch.manual_seed(seed)
     model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, prefix=prefix, size=size,
                                   layers=args.setting.probe['layers'])
@@ -618,6 +622,10 @@ def collect(args) -> dict:
                     values[backbone, task, budget] = [c['value'] for c in cells]
                     constants[task, budget] = cells[0]['constant_baseline']
                     cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += sum(c['cpu_s'] for c in cells)
+        for seed in planned_seeds(s, backbone):  # the semantic probes of the backbone
+            if osp.isfile(semantic_json(args, backbone, seed)):
+                cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += _read_json(
+                    semantic_json(args, backbone, seed))['cpu_s']
     return dict(values=values, constants=constants, cpu=cpu)
 
 
