@@ -4,6 +4,8 @@
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --diagnostics          # + the two diagnostic variants
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --quick --workers 2    # smoke run, a few CPU-minutes
     python benchmarks/pretrain_probe.py --report                                 # table/plots from cached cells
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --health [--lever NAME] # does the self-distillation learn?
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --levers               # the lever sweep (cached cells)
 
 On SynthHumans at 128x96, the tiny backbone (patch 8) is pretrained for a fixed number of iterations with each
 objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer``, for ``full_paper`` the paper's teacher
@@ -14,6 +16,15 @@ The frozen teacher backbones, a random init and two references (raw pixels, grou
 with one fixed decoder and fixed settings (``ProbeSettings`` below) on body-part segmentation (mIoU), normals (mean
 angle) and depth (AbsRel) with small labeled sets. Seeds are fixed in advance: seed ``s`` is the pretraining seed
 (init, masks, augmentation, data order) of the probed backbone, the random-init seed and the probe decoder's seed.
+
+Beside the dense probes, every probed backbone gets few-label semantic probes (k-NN and logistic regression on the
+mean-pooled features, 16 and 64 labels per class) of the scene properties SynthHumans knows exactly
+(``sapiens2.datasets.synthhumans.properties``).
+
+``--health`` pretrains the tiny model from scratch (the ``full`` variant, or one lever of ``LEVERS``) at the
+benchmark's size and measures its teacher targets on the 256 held-out images of the labeled set
+(``sapiens2_pretrain.health``: entropy, prototype usage, collapse), with a verdict. ``--levers`` runs every lever
+as such a cell (one JSON each under ``<results>/health``, resumed like the other cells) and writes the lever table.
 
 Every cell (one pretraining run; one probe of one backbone, seed, task and label budget) writes its own JSON under
 ``--results`` and is skipped when that file exists, so an interrupted run resumes. Heavy files (training work dirs,
@@ -51,6 +62,28 @@ VARIANTS = {
     'full_sharp': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04),
                        options=['model.dino_loss.warmup_teacher_temp=0.01', 'model.dino_loss.teacher_temp=0.01']),
 }
+# Levers of the self-distillation's health (``--levers``, seed 0, the health check's size): each changes one thing
+# of the ``full`` variant; ``combined`` joins the levers listed in ``COMBINED`` (those that helped).
+LEVERS = {
+    'full': dict(name='full objective (LayerScale 1e-4, 1024 prototypes, momentum 0.992, 2+2 views, batch 32)',
+                 options=[]),
+    'layerscale_0.1': dict(name='LayerScale init 0.1', options=['model.backbone.layer_scale_init_value=0.1']),
+    'prototypes_256': dict(name='256 prototypes', options=['model.dino_head.num_prototypes=256']),
+    'prototypes_64': dict(name='64 prototypes', options=['model.dino_head.num_prototypes=64']),
+    'layerscale_1': dict(name='LayerScale init 1', options=['model.backbone.layer_scale_init_value=1.0']),
+    'layerscale_1e-2': dict(name='LayerScale init 1e-2', options=['model.backbone.layer_scale_init_value=0.01']),
+    'momentum_cosine': dict(name='teacher momentum 0.99 -> 1 (cosine)',
+                            options=['custom_hooks.0.momentum=0.99', 'custom_hooks.0.final_momentum=1.0']),
+    'koleo_only': dict(name='KoLeo only (weights 0 / 0 / 0.04)', options=[],
+                       weights=dict(mae=0.0, dino=0.0, koleo=0.04)),
+    'local_6': dict(name='2 global + 6 local views', options=['train_dataloader.dataset.pipeline.1.num_local=6']),
+    'batch_64': dict(name='batch 64', options=['train_dataloader.batch_size=64']),
+}
+LEVER_ORDER = ('layerscale_0.1', 'prototypes_256', 'full', 'prototypes_64', 'layerscale_1', 'momentum_cosine',
+               'layerscale_1e-2', 'koleo_only', 'local_6', 'batch_64')  # the likeliest to help first
+COMBINED: list[str] = []  # filled in from the measured lever cells
+HEALTH_IMAGES = 256  # held-out images (the labeled set's validation split) the health is measured on
+LEVER_MARKS = '<!-- pretrain_levers table start -->', '<!-- pretrain_levers table end -->'
 DIAGNOSTICS = ('full_long', 'full_sharp')  # run with --diagnostics only (outside the benchmark's time budget)
 BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'full_long', 'full_sharp', 'pixels', 'labels')
 NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo only',
@@ -61,6 +94,7 @@ NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo onl
 TASKS = ('seg', 'normal', 'depth')
 TASK_HEAD = dict(seg='seg mIoU (%) ↑', normal='normal angle (°) ↓', depth='depth AbsRel ↓')
 MARK_START, MARK_END = '<!-- pretrain_probe table start -->', '<!-- pretrain_probe table end -->'
+SEMANTIC_MARKS = '<!-- pretrain_semantic table start -->', '<!-- pretrain_semantic table end -->'
 SPREAD_MARKS = '<!-- teacher_spread table start -->', '<!-- teacher_spread table end -->'
 HEALTH_KEYS = ('loss', 'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', 'teacher_entropy', 'student_entropy',
                'teacher_batch_entropy', 'used_prototypes', 'teacher_spread', 'center_norm', 'lr', 'grad_norm')
@@ -96,6 +130,7 @@ SETTINGS = {
                      iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
                      extra_options=['train_dataloader.batch_size=8']),
 }
+SEMANTIC_BUDGETS = (16, 64)  # labels per class of the semantic probes
 REFERENCES = ('pixels', 'labels')  # fixed features: probed with the first seed only (``reference_seeds``)
 
 
@@ -111,12 +146,20 @@ def parse_args(argv=None) -> argparse.Namespace:
                         'docs/pretraining.md for the full setting, none for --quick)')
     parser.add_argument('--diagnostics', action='store_true', help=f'also run the diagnostic variants {DIAGNOSTICS}')
     parser.add_argument('--report', action='store_true', help='only build the table and pictures from the cells')
+    parser.add_argument('--health', action='store_true', help='health check: pretrain from scratch with --lever '
+                        'and say whether the self-distillation learns (teacher targets on held-out images)')
+    parser.add_argument('--levers', action='store_true', help='the lever sweep: one health cell per lever (cached)')
+    parser.add_argument('--lever', default='full', choices=sorted(LEVERS) + ['combined'],
+                        help='recipe of --health: the full objective or one lever of it (default full)')
     parser.add_argument('--job', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.setting = SETTINGS['quick' if args.quick else 'full']
     name = args.setting.name
     args.results = args.results or osp.join(ROOT, 'benchmarks', 'results', 'pretrain_probe', name)
     args.work_dir = args.work_dir or osp.join(ROOT, 'work_dirs', 'pretrain_probe', name)
+    args.health_results = osp.join(args.results, 'health')
+    if args.lever == 'combined' and not COMBINED:
+        parser.error('--lever combined: no lever is listed in COMBINED yet')
     if args.docs is None and not args.quick:
         args.docs = osp.join(ROOT, 'docs', 'pretraining.md')
     return args
@@ -168,17 +211,23 @@ def _cpu_seconds() -> float:
 
 
 # -------------------------------------------------------------------------------------------------- jobs
+def ensure_data(setting: Setting) -> None:
+    """Renders the unlabeled RGB-only set and the labeled probe set, or reuses them."""
+    from sapiens2.datasets.synthhumans import ensure_synthhumans
+    unlabeled, labeled = data_roots(setting)
+    ensure_synthhumans(unlabeled, rgb_only=True, **dict(setting.unlabeled, size=tuple(setting.unlabeled['size'])))
+    ensure_synthhumans(labeled, **dict(setting.labeled, size=tuple(setting.labeled['size'])))
+
+
 def job_data(args) -> None:
     """Renders (or reuses) the unlabeled RGB-only set and the labeled probe set."""
-    from sapiens2.datasets.synthhumans import RENDERER_VERSION, ensure_synthhumans
+    from sapiens2.datasets.synthhumans import RENDERER_VERSION
     path = osp.join(args.results, 'data.json')
     if osp.isfile(path):
         return
-    unlabeled, labeled = data_roots(args.setting)
     start, cpu = time.perf_counter(), _cpu_seconds()
     s = args.setting
-    ensure_synthhumans(unlabeled, rgb_only=True, **dict(s.unlabeled, size=tuple(s.unlabeled['size'])))
-    ensure_synthhumans(labeled, **dict(s.labeled, size=tuple(s.labeled['size'])))
+    ensure_data(s)
     _write_json(path, dict(unlabeled=dict(s.unlabeled, rgb_only=True), labeled=s.labeled,
                            renderer_version=RENDERER_VERSION, cpu_s=_cpu_seconds() - cpu,
                            wall_s=time.perf_counter() - start))
@@ -189,10 +238,12 @@ def variant_iters(setting: Setting, variant: str) -> int:
     return setting.iters * VARIANTS[variant].get('schedule', 1)
 
 
-def pretrain_command(args, variant: str, seed: int) -> list[str]:
+def pretrain_command(args, variant: str, seed: int, work_dir: str | None = None,
+                     weights: dict | None = None, extra: tuple = ()) -> list[str]:
+    """``tools/train.py`` command of a variant's run (``weights``, ``extra`` options: a lever's changes)."""
     s = args.setting
     unlabeled, _ = data_roots(s)
-    weights = VARIANTS[variant]['weights']
+    weights = weights or VARIANTS[variant]['weights']
     iters = variant_iters(s, variant)
     options = [f'model.loss_weights.{k}={v}' for k, v in weights.items()] + VARIANTS[variant]['options'] + [
         f'randomness.seed={seed}', f'train_cfg.max_iters={iters}',
@@ -201,9 +252,9 @@ def pretrain_command(args, variant: str, seed: int) -> list[str]:
         f'param_scheduler.1.T_max={iters - s.warmup}', f'param_scheduler.1.end={iters}',
         f'model.dino_loss.warmup_iters={s.warmup}', f'default_hooks.checkpoint.interval={iters}',
         'default_hooks.logger.interval=10' if iters >= 50 else 'default_hooks.logger.interval=2',
-    ] + s.extra_options
-    return [sys.executable, 'tools/train.py', CONFIG, '--work-dir', osp.join(args.work_dir, f'{variant}-s{seed}'),
-            '--cfg-options', *options]
+    ] + s.extra_options + list(extra)
+    work_dir = work_dir or osp.join(args.work_dir, f'{variant}-s{seed}')
+    return [sys.executable, 'tools/train.py', CONFIG, '--work-dir', work_dir, '--cfg-options', *options]
 
 
 def _scalars(work_dir: str) -> list[dict]:
@@ -257,9 +308,18 @@ def _features(args, backbone: str, seed: int):
     if backbone == 'pixels':
         return tuple(pixel_features(x, stride) for x in images)
     cfg = _config()
-    checkpoint = None if backbone == 'random' else backbone_file(args, backbone, seed)
+    checkpoint, prefix = (None if backbone == 'random' else backbone_file(args, backbone, seed)), 'auto'
+    if backbone.startswith('lever-'):  # the teacher of a lever cell, in its own pretraining checkpoint
+        lever = backbone[len('lever-'):]
+        cfg.merge_from_dict(_options_dict([o for o in lever_options(lever) if o.startswith('model.')]))
+        checkpoint = osp.join(args.work_dir, 'health', f'{lever}-s{seed}', f'iter_{args.setting.iters}.pth')
+        prefix = 'teacher.backbone.'
+    if checkpoint is not None and not osp.isfile(checkpoint):
+        raise FileNotFoundError(f'{checkpoint} is missing, so {backbone} (seed {seed}) cannot be probed: its '
+                                'pretraining ran elsewhere. Move its pretraining cell (under <results>/pretrain, or '
+                                '<results>/health for a lever) away to pretrain it again here.')
     torch.manual_seed(seed)
-    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, size=size,
+    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, prefix=prefix, size=size,
                                   layers=args.setting.probe['layers'])
     return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
 
@@ -269,13 +329,16 @@ def job_probe(args, backbone: str, seed: int) -> None:
     from sapiens2_pretrain.dense_probe import constant_baseline, load_targets, train_and_evaluate
     cells = [(t, b) for t in TASKS for b in args.setting.budgets if not osp.isfile(probe_json(args, backbone, seed,
                                                                                              t, b))]
-    if not cells:
+    semantic = not osp.isfile(semantic_json(args, backbone, seed))
+    if not cells and not semantic:
         return
     _, labeled = data_roots(args.setting)
     size = tuple(args.setting.probe['size'])
     cpu = _cpu_seconds()
     train_feats, val_feats = _features(args, backbone, seed)
-    feature_cpu = (_cpu_seconds() - cpu) / len(cells)
+    feature_cpu = (_cpu_seconds() - cpu) / (len(cells) + semantic)
+    if semantic:
+        job_semantic(args, backbone, seed, train_feats, val_feats, feature_cpu)
     for task in TASKS:
         todo = [b for t, b in cells if t == task]
         if not todo:
@@ -290,6 +353,144 @@ def job_probe(args, backbone: str, seed: int) -> None:
                 backbone=backbone, seed=seed, task=task, budget=budget, metric=PROBE_TASKS[task]['metric'],
                 value=value, constant_baseline=constant, num_val=int(val_targets.shape[0]),
                 settings=dataclasses.asdict(settings), cpu_s=_cpu_seconds() - cpu + feature_cpu))
+
+
+def semantic_json(args, backbone: str, seed: int) -> str:
+    return osp.join(args.results, 'probe', f'{backbone}-s{seed}-semantic.json')
+
+
+def semantic_labels(setting: Setting, split: str) -> dict:
+    """{property: (N, ) class indices} of the labeled set's ``split``, from each image's scene (exact)."""
+    import torch
+
+    from sapiens2.datasets.synthhumans import scene_for
+    from sapiens2.datasets.synthhumans.properties import PROPERTY_CLASSES, scene_properties
+    s = setting.labeled
+    count = s['num_train'] if split == 'train' else s['num_val']
+    rows = [scene_properties(scene_for(s['seed'], split, i, tuple(s['size']))) for i in range(count)]
+    return {name: torch.tensor([r[name] for r in rows]) for name in PROPERTY_CLASSES}
+
+
+def job_semantic(args, backbone: str, seed: int, train_feats, val_feats, feature_cpu: float) -> None:
+    """The few-label semantic probes (k-NN and linear, ``SEMANTIC_BUDGETS`` labels per class, subset seeds 0-2) on
+    the mean-pooled dense features (all blocks) of one backbone."""
+    from sapiens2_pretrain.semantic_probe import semantic_probe
+    cpu = _cpu_seconds()
+    results = semantic_probe(train_feats.mean((2, 3)), semantic_labels(args.setting, 'train'),
+                             val_feats.mean((2, 3)), semantic_labels(args.setting, 'val'), SEMANTIC_BUDGETS)
+    _write_json(semantic_json(args, backbone, seed), dict(
+        backbone=backbone, seed=seed, feature='mean-pooled features of all blocks', results=results,
+        cpu_s=_cpu_seconds() - cpu + feature_cpu))
+
+
+def job_semantic_only(args, backbone: str, seed: int) -> None:
+    """Only the semantic probes of one backbone (``--job semantic:BACKBONE:SEED``, no dense probe): a probed
+    backbone, or ``lever-<name>`` for the teacher of a lever cell."""
+    if osp.isfile(semantic_json(args, backbone, seed)):
+        return
+    cpu = _cpu_seconds()
+    train_feats, val_feats = _features(args, backbone, seed)
+    job_semantic(args, backbone, seed, train_feats, val_feats, _cpu_seconds() - cpu)
+
+
+# ------------------------------------------------------------------------------------- health and levers
+def health_json(args, lever: str, seed: int = 0) -> str:
+    return osp.join(args.health_results, f'{lever}-s{seed}.json')
+
+
+def lever_weights(lever: str) -> dict:
+    return LEVERS[lever].get('weights', VARIANTS['full']['weights'])
+
+
+def lever_options(lever: str) -> list[str]:
+    """The ``--cfg-options`` of a lever on top of the full objective; ``combined`` joins those of ``COMBINED``."""
+    if lever == 'combined':
+        return [o for name in COMBINED for o in LEVERS[name]['options']]
+    return LEVERS[lever]['options']
+
+
+def _options_dict(options: list[str]) -> dict:
+    """``key=value`` config options as ``tools/train.py --cfg-options`` parses them."""
+    from mmengine.config import DictAction
+    return {k: DictAction._parse_iterable(v) for k, v in (o.split('=', 1) for o in options)}
+
+
+def job_health(args, lever: str, seed: int = 0) -> dict:
+    """One health cell: pretrain the tiny model from scratch with the full objective changed by ``lever``, then
+    measure the teacher targets on the held-out images (``health.target_health``); cached as JSON."""
+    from sapiens2_pretrain.health import health_verdict, target_health, teacher_targets
+    path = health_json(args, lever, seed)
+    if osp.isfile(path):
+        return _read_json(path)
+    ensure_data(args.setting)
+    work_dir = osp.join(args.work_dir, 'health', f'{lever}-s{seed}')
+    command = pretrain_command(args, 'full', seed, work_dir=work_dir, weights=lever_weights(lever),
+                               extra=tuple(lever_options(lever)))
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    os.makedirs(work_dir, exist_ok=True)
+    with open(work_dir + '.log', 'w') as log:
+        subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
+    train_cpu = _cpu_seconds() - cpu
+    cfg = _config()
+    cfg.merge_from_dict(_options_dict(DINO_TEACHER_TEMP + [o for o in lever_options(lever) if o.startswith('model.')]))
+    model = _load_pretrainer(cfg, osp.join(work_dir, f'iter_{args.setting.iters}.pth'))
+    _, x = _val_images(args, min(HEALTH_IMAGES, args.setting.labeled['num_val']))
+    health = target_health(teacher_targets(model, x))
+    cell = dict(lever=lever, seed=seed, options=lever_options(lever), weights=lever_weights(lever),
+                iters=args.setting.iters, num_images=int(x.shape[0]), health=health,
+                verdict=health_verdict(health), train_cpu_s=train_cpu, cpu_s=_cpu_seconds() - cpu,
+                wall_s=time.perf_counter() - start, command=' '.join(c.replace(ROOT + os.sep, '') for c in command[1:]),
+                log=_scalars(work_dir))
+    _write_json(path, cell)
+    return cell
+
+
+def health_table(cells: list[dict]) -> str:
+    """Markdown table: one row per cell with its three measures (✗ marks a fail), verdict and CPU time."""
+    lines = ['| recipe | target entropy / log K (< 0.9) | prototypes used (≥ 0.25) | batch-mean entropy (> 0.5) | '
+             'verdict | CPU-min |', '|---|---|---|---|---|---|']
+    for name in list(LEVERS) + ['combined']:
+        cell = next((c for c in cells if c['lever'] == name), None)
+        if cell is None:
+            why = 'no lever passed to combine' if name == 'combined' and not COMBINED else 'time'
+            lines.append(f'| {LEVERS.get(name, {}).get("name", name)} | not run ({why}) | | | | |')
+            continue
+        marks = {r['name']: ('' if r['passed'] else ' ✗') for r in cell['verdict']}
+        h = cell['health']
+        failed = [r['name'] for r in cell['verdict'] if not r['passed']]
+        lines.append(f'| {LEVERS.get(name, {}).get("name", name)} | {h["entropy"]:.3f}{marks["entropy"]} | '
+                     f'{h["usage"]:.3f}{marks["usage"]} | {h["batch_entropy"]:.3f}{marks["batch_entropy"]} | '
+                     f'{"pass" if not failed else "fail (" + ", ".join(failed) + ")"} | {cell["cpu_s"] / 60:.1f} |')
+    return '\n'.join(lines)
+
+
+def run_health(args) -> None:
+    from sapiens2_pretrain.health import format_verdict
+    cell = job_health(args, args.lever)
+    print(f'health check of {args.lever!r} ({cell["iters"]} iterations from scratch, {cell["num_images"]} held-out '
+          f'images, {cell["cpu_s"] / 60:.1f} CPU-minutes):')
+    print(format_verdict(cell['verdict']))
+    failed = [r for r in cell['verdict'] if not r['passed']]
+    print('verdict: ' + ('PASS: the self-distillation learns' if not failed else
+                         'FAIL: ' + '; '.join(f'{r["name"]}: {r["reason"]}' for r in failed)))
+
+
+def run_levers(args) -> None:
+    """Every lever cell in order (cached, resumes), then the table (into the docs for the full setting)."""
+    names = list(LEVER_ORDER) + (['combined'] if COMBINED else [])
+    for name in names:
+        if not osp.isfile(health_json(args, name)):
+            print(f'[{time.strftime("%H:%M:%S")}] lever {name}', flush=True)
+        job_health(args, name)
+    report_levers(args)
+
+
+def report_levers(args) -> None:
+    cells = [_read_json(p) for p in sorted(glob.glob(osp.join(args.health_results, '*.json')))]
+    text = health_table(cells)
+    print(text)
+    if args.docs:
+        update_docs(args.docs, text, LEVER_MARKS)
 
 
 def _quiet_mmengine() -> None:
@@ -311,6 +512,8 @@ def run_job(args, job: str) -> None:
         job_pretrain(args, rest[0], int(rest[1]))
     elif kind == 'probe':
         job_probe(args, rest[0], int(rest[1]))
+    elif kind == 'semantic':
+        job_semantic_only(args, rest[0], int(rest[1]))
     else:
         raise ValueError(f'unknown job {job!r}')
 
@@ -331,7 +534,8 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
 
     def probe(backbone: str, seed: int) -> tuple[str, list[str], bool]:
         deps = ['data'] + ([f'pretrain:{backbone}:{seed}'] if backbone in VARIANTS else [])
-        done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets)
+        done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets) and \
+            osp.isfile(semantic_json(args, backbone, seed))
         return f'probe:{backbone}:{seed}', deps, done
 
     for seed, variants, fixed in groups:
@@ -418,7 +622,69 @@ def collect(args) -> dict:
                     values[backbone, task, budget] = [c['value'] for c in cells]
                     constants[task, budget] = cells[0]['constant_baseline']
                     cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += sum(c['cpu_s'] for c in cells)
+        for seed in planned_seeds(s, backbone):  # the semantic probes of the backbone
+            if osp.isfile(semantic_json(args, backbone, seed)):
+                cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += _read_json(
+                    semantic_json(args, backbone, seed))['cpu_s']
     return dict(values=values, constants=constants, cpu=cpu)
+
+
+def collect_semantic(args) -> dict:
+    """{(backbone, property, budget, method): [accuracy per backbone seed, averaged over the label subsets]}, with
+    the property ``mean`` (the mean over the properties) added."""
+    import numpy as np
+    values = {}
+    levers = [f'lever-{name}' for name in LEVERS if osp.isfile(semantic_json(args, f'lever-{name}', 0))]
+    for backbone in list(BACKBONES) + levers:
+        for seed in args.setting.seeds:
+            path = semantic_json(args, backbone, seed)
+            if not osp.isfile(path):
+                continue
+            results = _read_json(path)['results']
+            for budget in SEMANTIC_BUDGETS:
+                for method in ('knn', 'linear'):
+                    per = {name: float(np.mean(cells[str(budget)][method])) for name, cells in results.items()}
+                    for name, value in dict(per, mean=float(np.mean(list(per.values())))).items():
+                        values.setdefault((backbone, name, budget, method), []).append(value)
+    return values
+
+
+def semantic_table(args) -> str:
+    """Markdown table of the semantic probes: k-NN / linear accuracy (%) per property and labels per class, and
+    the full objective against MAE only and random init on the mean over the properties."""
+    from sapiens2.datasets.synthhumans.properties import PROPERTY_CLASSES
+    values = collect_semantic(args)
+    names = list(PROPERTY_CLASSES) + ['mean']
+    head = ' | '.join(f'{n} @{b}' for b in SEMANTIC_BUDGETS for n in names)
+    lines = ['k-NN / linear-probe accuracy (%) with 16 and 64 labels per class; mean ± std over the backbone seeds '
+             'run (each the mean of 3 label subsets). Chance: ' + ', '.join(
+                 f'{n} {100 / len(c):.0f} %' for n, c in PROPERTY_CLASSES.items()) + '.', '',
+             f'| backbone | {head} |', '|---|' + '---|' * (len(names) * len(SEMANTIC_BUDGETS))]
+    for backbone in list(BACKBONES) + [f'lever-{name}' for name in LEVERS]:
+        if (backbone, 'mean', SEMANTIC_BUDGETS[0], 'knn') not in values:
+            continue
+        cells = []
+        for budget in SEMANTIC_BUDGETS:
+            for name in names:
+                parts = []
+                for method in ('knn', 'linear'):
+                    mean, std = _stats(values[backbone, name, budget, method])
+                    parts.append(f'{100 * mean:.1f}' + (f' ± {100 * std:.1f}' if std else ''))
+                cells.append(' / '.join(parts))
+        name = NAMES.get(backbone) or f'lever cell: {LEVERS[backbone[len("lever-"):]]["name"]} (teacher)'
+        lines.append(f'| {name} | ' + ' | '.join(cells) + ' |')
+    for other in ('mae', 'random'):
+        for budget in SEMANTIC_BUDGETS:
+            for method in ('knn', 'linear'):
+                full, ref = values.get(('full', 'mean', budget, method)), values.get((other, 'mean', budget, method))
+                if not full or not ref:
+                    continue
+                (mf, sf), (mr, sr) = _stats(full), _stats(ref)
+                sigma = max(sf, sr) if min(len(full), len(ref)) > 1 else 0.0
+                ratio = f'{(mf - mr) / sigma:.1f} std' if sigma else 'one seed'
+                lines.append(f'\nFull objective vs {NAMES[other]}, mean over properties, {method} @{budget}: '
+                             f'{100 * (mf - mr):+.1f} points ({ratio}){" ✓" if sigma and mf - mr > 3 * sigma else ""}.')
+    return '\n'.join(lines)
 
 
 def _fmt(task: str, value: float) -> str:
@@ -567,16 +833,21 @@ def _val_images(args, num: int):
 def _seed0_model(args, cfg, variant):
     """The pretrainer of ``cfg`` in eval mode: initialised with seed 0 (``variant`` None) or loaded from the variant's
     seed-0 final checkpoint; None when that checkpoint does not exist."""
-    import torch
-    from mmengine.registry import DefaultScope
-
-    from sapiens2.engine.checkpoint import load_model_weights
-    from sapiens2.registry import MODELS
     checkpoint = None
     if variant is not None:
         checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
         if not osp.isfile(checkpoint):
             return None
+    return _load_pretrainer(cfg, checkpoint)
+
+
+def _load_pretrainer(cfg, checkpoint):
+    """The pretrainer of ``cfg`` in eval mode, initialised with seed 0 (``checkpoint`` None) or loaded."""
+    import torch
+    from mmengine.registry import DefaultScope
+
+    from sapiens2.engine.checkpoint import load_model_weights
+    from sapiens2.registry import MODELS
     torch.manual_seed(0)
     with DefaultScope.overwrite_default_scope('sapiens2'):
         model = MODELS.build(cfg.model)
@@ -654,8 +925,11 @@ def report(args) -> str:
     results = collect(args)
     text = table(args, results)
     print(text)
+    semantic = semantic_table(args)
+    print(semantic)
     if args.docs:
         update_docs(args.docs, text)
+        update_docs(args.docs, semantic, SEMANTIC_MARKS)
         update_docs(args.docs, teacher_spread(args), SPREAD_MARKS)
         images = osp.join(osp.dirname(args.docs), 'images')
         os.makedirs(images, exist_ok=True)
@@ -668,6 +942,12 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     if args.job:
         run_job(args, args.job)
+        return
+    if args.health or args.levers:
+        import torch
+        torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', '1')))
+        _quiet_mmengine()
+        run_levers(args) if args.levers else run_health(args)
         return
     if not args.report:
         schedule(args)

@@ -20,7 +20,7 @@ def _tree(root):
 def test_same_seed_is_byte_identical(tmp_path):
     a = generate_synthhumans(str(tmp_path / 'a'), seed=5, **SMALL)
     b = generate_synthhumans(str(tmp_path / 'b'), seed=5, **SMALL)
-    assert _tree(a) == _tree(b) and len(_tree(a)) == 5 * 12 + 3
+    assert _tree(a) == _tree(b) and len(_tree(a)) == 5 * 12 + 5  # + 2 keypoint and 2 scene-property files, manifest
     for rel in _tree(a):
         assert filecmp.cmp(osp.join(a, rel), osp.join(b, rel), shallow=False), rel
 

@@ -11,7 +11,7 @@ from sapiens2.datasets.synthhumans import generate as generate_module
 from sapiens2.datasets.synthhumans.manifest import owned_files, read_manifest, remove_files
 
 TINY = dict(num_train=2, num_val=1, size=(32, 24))
-FILES_PER_SET = 3 * 12 + 2  # 12 maps per image, one annotation file per split (plus manifest.json)
+FILES_PER_SET = 3 * 12 + 4  # 12 maps per image, per split a keypoint and a scene-property file (plus manifest.json)
 
 
 def _tree(root):

@@ -61,7 +61,8 @@ def test_switching_modes_replaces_only_the_sets_own_files(tmp_path, monkeypatch)
     assert not calls
     monkeypatch.undo()
     ensure_synthhumans(root, **TINY)
-    assert len(_manifest(root)['files']) == 3 * len(FOLDERS) + 2 and osp.isfile(mine)  # 3 samples, 2 annotations
+    # 3 samples, per split a keypoint annotation and a scene-property file
+    assert len(_manifest(root)['files']) == 3 * len(FOLDERS) + 4 and osp.isfile(mine)
     with open(mine) as f:
         assert f.read() == 'mine'
 

@@ -28,7 +28,7 @@ def test_refuses_a_user_folder_then_overwrite_keeps_the_user_file(tmp_path, caps
     tool.main(['--out', str(out), '--overwrite'] + TINY)
     assert 'SynthHumans ready' in capsys.readouterr().out
     manifest = json.loads((out / 'manifest.json').read_text())
-    assert len(manifest['files']) == 3 * 12 + 2 and (out / 'holiday.jpg').read_bytes() == b'my photo'
+    assert len(manifest['files']) == 3 * 12 + 4 and (out / 'holiday.jpg').read_bytes() == b'my photo'
 
     tool.main(['--out', str(out), '--seed', '1'] + TINY)
     assert json.loads((out / 'manifest.json').read_text())['seed'] == 1

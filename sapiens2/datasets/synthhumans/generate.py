@@ -12,6 +12,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
+from .properties import scene_properties, write_properties
 from .render import render_image, render_scene
 from .scene import Scene, sample_scene
 from .writer import coco_records, make_split_dirs, write_annotations, write_image, write_sample
@@ -40,7 +41,8 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
     replace a set in a folder that is not empty, use :func:`ensure_synthhumans`. ``rgb_only`` writes only
     ``<split>/rgb/<name>.png`` (the same pixels as a full set), no maps and no annotations: unlabeled images for
-    pretraining, about a tenth of the disk space.
+    pretraining, about a tenth of the disk space. A full set also holds the scene properties of every image
+    (``annotations/scene_properties_<split>.json``, see :mod:`.properties`).
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
@@ -50,7 +52,7 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     files = []
     for split, count in (('train', num_train), ('val', num_val)):
         make_split_dirs(root, split, rgb_only)
-        images, annotations = [], []
+        images, annotations, properties = [], [], []
         for i in range(count):
             name = f'{i:06d}'
             scene = scene_for(seed, split, i, tuple(size))
@@ -62,10 +64,12 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
                 image, anns = coco_records(rendering, i, f'{split}/rgb/{name}.png', len(annotations) + 1)
                 images.append(image)
                 annotations.extend(anns)
+                properties.append(dict(file_name=image['file_name'], **scene_properties(scene)))
             if verbose and (i + 1) % 50 == 0:
                 print(f'{split}: {i + 1}/{count}', flush=True)
         if not rgb_only:
             files.append(write_annotations(root, split, images, annotations))
+            files.append(write_properties(root, split, properties))
     manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only),
                     files=[osp.relpath(f, root) for f in files])
     with open(osp.join(root, MANIFEST), 'w') as f:

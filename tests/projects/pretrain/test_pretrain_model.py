@@ -167,3 +167,18 @@ def test_bf16_autocast_gives_finite_fp32_losses(tiny_pretrainer, tiny_inputs):
     assert all(v.dtype == torch.float32 and torch.isfinite(v) for v in losses.values())
     _total(losses).backward()
     assert torch.isfinite(model.backbone.patch_embed.projection.weight.grad).all()
+
+
+def test_teacher_ema_hook_cosine_momentum_schedule(tiny_pretrainer):
+    hook = TeacherEMAHook(momentum=0.99, final_momentum=1.0)
+    assert [hook.momentum_at(i, 101) for i in (0, 50, 100, 200)] == pytest.approx([0.99, 0.995, 1.0, 1.0])
+    assert TeacherEMAHook(momentum=0.992).momentum_at(50, 101) == 0.992
+    calls = []
+    model = tiny_pretrainer()
+    model.update_teacher = calls.append
+    runner = SimpleNamespace(model=model, optim_wrapper=SimpleNamespace(should_update=lambda: True), iter=100,
+                             max_iters=101)
+    hook.after_train_iter(runner, 0)
+    assert calls == [pytest.approx(1.0)]
+    with pytest.raises(ValueError, match='final_momentum'):
+        TeacherEMAHook(final_momentum=1.5)

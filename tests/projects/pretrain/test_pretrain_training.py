@@ -72,3 +72,4 @@ def test_export_cli_and_dense_probe_ranking(pretrain_run, synthhumans_root, tmp_
     # best constant predictor (the majority class).
     for value in (pretrained['value'], random_init['value']):
         assert report['constant'] < value <= 1.0
+
