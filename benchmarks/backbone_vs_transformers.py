@@ -3,16 +3,24 @@
     python benchmarks/backbone_vs_transformers.py                       # 0.4b at 1024x768, fp32, CPU, all tasks
     python benchmarks/backbone_vs_transformers.py --tasks backbone --repeats 3 --profile
     python benchmarks/backbone_vs_transformers.py --arch sapiens2_nano --size 128 96 --repeats 1   # quick check
+    python benchmarks/backbone_vs_transformers.py --peers transformers ours ours-bf16 ort-fp32 ort-int8 \
+        --tasks pose seg normal                                        # the precisions of issue 28
+    python benchmarks/backbone_vs_transformers.py --quick              # a smoke run of every peer (seconds)
 
 Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapiens2Model`` with SDPA and the
 official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through
 sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True,
-fuse_qkv=True``; heads in channels-last).
+fuse_qkv=True``; heads in channels-last). Other peers (``--peers``): ``ours-bf16`` (ours under
+``torch.autocast('cpu', torch.bfloat16)``; skipped on a CPU without AVX512-BF16 or AMX, where ``--dtype bf16``
+is refused), ``ort-fp32`` and ``ort-int8``: each task model (backbone + head, fp32 RoPE) exported to ONNX in a
+temporary folder (``sapiens2.deploy.export``), and its dynamic int8 quantization (``sapiens2.deploy.quantize``),
+run by ONNX Runtime's CPU provider with as many threads as torch; these time the whole task model (no backbone row).
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
 backbone + head. Prints per part the median time, the speed-up over transformers (median of per-repeat ratios),
 the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
 backbone's largest shape timed in the same repeats, and how far each output is from ours (max abs and relative
-L2). ``--profile`` adds a profile by op of one backbone forward of ``ours`` and ``ours-fast``.
+L2; for seg also the share of pixels with the same label). ``--profile`` adds a profile by op of one backbone
+forward of ``ours`` and ``ours-fast``, and with ONNX Runtime peers the share of time of each ONNX op type in one run.
 """
 import argparse
 import copy
@@ -20,6 +28,7 @@ import os
 import os.path as osp
 import statistics
 import sys
+import tempfile
 import time
 from typing import Callable, Dict, List
 
@@ -32,8 +41,11 @@ from transformers_peer import build_peer, check_mapping  # noqa: E402
 
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E402
+from sapiens2.utils.devices import cpu_runs_bf16  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
+ALL_PEERS = (*PEERS, 'ours-bf16', 'ort-fp32', 'ort-int8')
+ORT_PEERS = ('ort-fp32', 'ort-int8')
 TASKS = ('backbone', 'pose', 'seg', 'normal')
 
 
@@ -80,9 +92,65 @@ def timed(fn: Callable[[], object]):
     return time.perf_counter() - start, out
 
 
-def differences(out: torch.Tensor, ref: torch.Tensor) -> str:
+def differences(out: torch.Tensor, ref: torch.Tensor, task: str = '') -> str:
     out, ref = out.float(), ref.float()
-    return f'max abs {float((out - ref).abs().max()):.1e}, rel L2 {float((out - ref).norm() / ref.norm()):.1e}'
+    text = f'max abs {float((out - ref).abs().max()):.1e}, rel L2 {float((out - ref).norm() / ref.norm()):.1e}'
+    if task == 'seg':
+        text += f', labels {100 * float((out.argmax(1) == ref.argmax(1)).float().mean()):.2f} % same'
+    return text
+
+
+class TaskModel(nn.Module):
+    """Backbone + head as one module (what ``ort-*`` peers export)."""
+
+    def __init__(self, backbone: nn.Module, head: nn.Module) -> None:
+        super().__init__()
+        self.backbone, self.head = backbone, head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.backbone(x)[-1])
+
+
+def ort_sessions(backbone: Sapiens2, heads: Dict[str, nn.Module], example: torch.Tensor, folder: str,
+                 peers: List[str], profile: bool) -> Dict[str, Dict[str, object]]:
+    """{task: {peer: onnxruntime session}}: each task model exported with fp32 RoPE, and quantized for int8."""
+    import onnxruntime
+
+    from sapiens2.deploy.export import export_onnx, set_rope_dtype
+    from sapiens2.deploy.quantize import quantize_onnx
+    sessions: Dict[str, Dict[str, object]] = {}
+    for task, head in heads.items():
+        start = time.perf_counter()
+        model = copy.deepcopy(TaskModel(backbone, head)).eval()
+        set_rope_dtype(model, torch.float32)
+        paths = {'ort-fp32': osp.join(folder, f'{task}.onnx'), 'ort-int8': osp.join(folder, f'{task}.int8.onnx')}
+        with torch.no_grad():
+            export_onnx(model, example, paths['ort-fp32'], dynamic_batch=False)
+        if 'ort-int8' in peers:
+            quantize_onnx(paths['ort-fp32'], paths['ort-int8'])
+        del model
+        sessions[task] = {}
+        for peer in (p for p in ORT_PEERS if p in peers):
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads, options.inter_op_num_threads = torch.get_num_threads(), 1
+            options.enable_profiling = profile
+            options.profile_file_prefix = osp.join(folder, f'profile-{task}-{peer}')  # removed with the folder
+            sessions[task][peer] = onnxruntime.InferenceSession(paths[peer], options,
+                                                                providers=['CPUExecutionProvider'])
+        print(f'  exported {task} to ONNX in {time.perf_counter() - start:.0f} s', flush=True)
+    return sessions
+
+
+def ort_profile(session) -> str:
+    """The share of time of each ONNX op type in the runs of a profiling session (``enable_profiling``)."""
+    import json
+    with open(session.end_profiling()) as f:
+        events = [e for e in json.load(f) if e.get('cat') == 'Node' and e['name'].endswith('_kernel_time')]
+    by_op: Dict[str, float] = {}
+    for event in events:
+        by_op[event['args']['op_name']] = by_op.get(event['args']['op_name'], 0.0) + event['dur']
+    total = sum(by_op.values())
+    return ', '.join(f'{op} {100 * t / total:.0f} %' for op, t in sorted(by_op.items(), key=lambda i: -i[1])[:6])
 
 
 def set_fast(backbone: Sapiens2, fast: bool) -> None:
@@ -91,14 +159,25 @@ def set_fast(backbone: Sapiens2, fast: bool) -> None:
         backbone.block_runner if fast else None)
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--arch', default='sapiens2_0.4b')
     parser.add_argument('--size', type=int, nargs=2, default=(1024, 768), metavar=('H', 'W'))
     parser.add_argument('--tasks', nargs='+', choices=TASKS, default=list(TASKS))
     parser.add_argument('--repeats', type=int, default=2)
     parser.add_argument('--profile', action='store_true')
-    args = parser.parse_args()
+    parser.add_argument('--peers', nargs='+', choices=ALL_PEERS, default=list(PEERS),
+                        help='transformers first (the reference of the speed-ups); ours is the reference of outputs')
+    parser.add_argument('--quick', action='store_true',
+                        help='a smoke run of every peer but ours-fast: sapiens2_nano at 64x48, seg, one repeat')
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.arch, args.size, args.tasks, args.repeats = 'sapiens2_nano', (64, 48), ['backbone', 'seg'], 1
+        args.peers = [p for p in ALL_PEERS if p != 'ours-fast']  # (compiling takes the time of a test)
+    peers = list(dict.fromkeys(['transformers', 'ours', *args.peers]))
+    if 'ours-bf16' in peers and not cpu_runs_bf16():
+        peers.remove('ours-bf16')
+        print('ours-bf16 skipped: this CPU has neither AVX512-BF16 nor AMX (torch would emulate bf16)')
     quiet_mmengine()
     torch.manual_seed(0)
     print(f'{args.arch} at {args.size[0]}x{args.size[1]}, batch 1, fp32, CPU, {torch.get_num_threads()} threads, '
@@ -125,14 +204,16 @@ def main() -> None:
             if peer == 'transformers':
                 return their_head_input(theirs(pixel_values=x), backbone.num_extra_tokens, grid)
             set_fast(backbone, peer == 'ours-fast')
-            return backbone(x)[-1]
+            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer == 'ours-bf16'):
+                return backbone(x)[-1]
 
     def run_head(task: str, peer: str, feature: torch.Tensor):
-        head = heads[task][peer]
-        with torch.no_grad():
+        head = heads[task][peer if peer in PEERS else 'ours']
+        with torch.no_grad(), torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer == 'ours-bf16'):
             if peer == 'ours-fast':
                 return head(feature.contiguous(memory_format=torch.channels_last))
             return head(feature)
+
 
     with torch.no_grad():
         flops = dict(backbone=counted_flops(lambda: run_backbone('ours')))
@@ -141,50 +222,82 @@ def main() -> None:
             flops[task] = counted_flops(lambda: run_head(task, 'ours', feature))
     gemm_flops = 2 * gemm_a.shape[0] * gemm_a.shape[1] * gemm_b.shape[1]
 
-    times: Dict[str, Dict[str, List[float]]] = {part: {p: [] for p in PEERS} for part in ['backbone', *heads]}
+    # times[part][peer]: per repeat; a task's backbone time is that of the backbone forward its head ran on.
+    times: Dict[str, Dict[str, List[float]]] = {part: {p: [] for p in peers} for part in ['backbone', *heads]}
+    backbone_times: Dict[str, Dict[str, List[float]]] = {task: {p: [] for p in peers} for task in heads}
     gemm: List[float] = []
     outputs: Dict[str, Dict[str, torch.Tensor]] = {}
-    for repeat in range(args.repeats + 1):  # round 0 warms up (and compiles); not timed
-        seconds, _ = timed(lambda: gemm_a @ gemm_b)
-        if repeat:
-            gemm.append(gemm_flops / seconds)
-        for peer in PEERS:
-            seconds, feature = timed(lambda: run_backbone(peer))
-            if repeat == 0:
-                print(f'  warm-up {peer} backbone: {seconds:.1f} s', flush=True)
-            else:
-                times['backbone'][peer].append(seconds)
-            outputs.setdefault('backbone', {})[peer] = feature
-            for task in heads:
-                seconds, out = timed(lambda: run_head(task, peer, feature))
+    profiles: List[str] = []
+    onnx_peers = [p for p in peers if p in ORT_PEERS]
+    # With ONNX Runtime peers, one task at a time (the sessions of the 0.4b hold 3-4 GB per task), else all at once.
+    for group in ([[t] for t in heads] if onnx_peers else [list(heads)]):
+        with tempfile.TemporaryDirectory(prefix='bench-onnx-') as folder:
+            sessions = ort_sessions(backbone, {t: heads[t]['ours'] for t in group}, x, folder, onnx_peers,
+                                    args.profile) if onnx_peers else {}
+            for repeat in range(args.repeats + 1):  # round 0 warms up (and compiles); not timed
+                seconds, _ = timed(lambda: gemm_a @ gemm_b)
                 if repeat:
-                    times[task][peer].append(seconds)
-                outputs.setdefault(task, {})[peer] = out
+                    gemm.append(gemm_flops / seconds)
+                for peer in peers:
+                    if peer in ORT_PEERS:  # the whole task model
+                        for task in group:
+                            seconds, out = timed(lambda: torch.from_numpy(
+                                sessions[task][peer].run(None, {'x': x.numpy()})[0]))
+                            if repeat:
+                                times[task][peer].append(seconds)
+                                backbone_times[task][peer].append(0.0)
+                            outputs.setdefault(task, {})[peer] = out
+                        continue
+                    backbone_seconds, feature = timed(lambda: run_backbone(peer))
+                    if repeat == 0:
+                        print(f'  warm-up {peer} backbone: {backbone_seconds:.1f} s', flush=True)
+                    else:
+                        times['backbone'][peer].append(backbone_seconds)
+                    outputs.setdefault('backbone', {})[peer] = feature
+                    for task in group:
+                        seconds, out = timed(lambda: run_head(task, peer, feature))
+                        if repeat:
+                            times[task][peer].append(seconds)
+                            backbone_times[task][peer].append(backbone_seconds)
+                        outputs.setdefault(task, {})[peer] = out
+            if args.profile:
+                profiles += [f'ONNX Runtime profile of {task} {peer} ({args.repeats + 1} runs): '
+                             f'{ort_profile(session)}' for task, by_peer in sessions.items()
+                             for peer, session in by_peer.items()]
+            sessions.clear()  # frees them before the next task's
 
     rate = statistics.median(gemm)
     print(f'dense fp32 GEMM {gemm_a.shape[0]}x{gemm_a.shape[1]}x{gemm_b.shape[1]}: {rate / 1e9:.0f} GFLOP/s')
     print(f'{"part":9s} {"peer":12s} {"seconds":>8s} {"speed-up":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  output vs ours')
     for task in ['backbone', *heads]:
-        for peer in PEERS:
+        for peer in peers:
+            if task == 'backbone' and peer in ORT_PEERS:
+                continue
             t = times['backbone'][peer] if task == 'backbone' else [
-                b + h for b, h in zip(times['backbone'][peer], times[task][peer])]
+                b + h for b, h in zip(backbone_times[task][peer], times[task][peer])]
             ref = times['backbone']['transformers'] if task == 'backbone' else [
-                b + h for b, h in zip(times['backbone']['transformers'], times[task]['transformers'])]
+                b + h for b, h in zip(backbone_times[task]['transformers'], times[task]['transformers'])]
             total = flops['backbone'] + (flops[task] if task != 'backbone' else 0)
             speedup = statistics.median(r / s for r, s in zip(ref, t))
             achieved = total / statistics.median(t)
             name = 'backbone' if task == 'backbone' else f'{task} task'
-            diff = '' if peer == 'ours' else differences(outputs[task][peer], outputs[task]['ours'])
+            diff = '' if peer == 'ours' else differences(outputs[task][peer], outputs[task]['ours'], task)
             print(f'{name:9s} {peer:12s} {statistics.median(t):8.2f} {speedup:7.2f}x {achieved / 1e9:8.1f} '
                   f'{100 * achieved / rate:6.1f}%  {diff}')
         if task != 'backbone':
             alone = {peer: statistics.median(r / s for r, s in zip(times[task]['transformers'], times[task][peer]))
-                     for peer in ('ours', 'ours-fast')}
+                     for peer in peers if peer not in ('transformers', *ORT_PEERS)}
             print(f'{"":9s} head alone: {statistics.median(times[task]["transformers"]):.2f} s transformers; speed-up '
-                  f'ours {alone["ours"]:.2f}x, ours-fast {alone["ours-fast"]:.2f}x')
+                  + ', '.join(f'{peer} {ratio:.2f}x' for peer, ratio in alone.items()))
+    if 'ort-fp32' in peers:
+        for task in heads:
+            ratio = statistics.median((b + h) / o for b, h, o in zip(
+                backbone_times[task]['ours'], times[task]['ours'], times[task]['ort-fp32']))
+            print(f'{task} task: ort-fp32 at {ratio:.2f}x ours (torch eager fp32)')
     if args.profile:
+        print('\n'.join(profiles))
         from torch.profiler import ProfilerActivity, profile
-        for peer in ('ours', 'ours-fast'):
+        for peer in (p for p in ('ours', 'ours-fast') if p in peers):
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 run_backbone(peer)
             print(f'profile of one {peer} backbone forward')

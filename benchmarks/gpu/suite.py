@@ -10,6 +10,8 @@ For each arch it measures, with one warm-up and then timed iterations (synchroni
   ``compile=True, fuse_qkv=True``, and transformers' ``Sapiens2ForNormalEstimation`` with the same weights;
   images/s, peak memory, the SDPA kernels that ran (from the profiler), and each output's relative L2 distance to
   ours eager;
+* inference through the exported path: the same task model in bf16 (weights and input), ``torch.export``-ed, saved
+  as a ``.pt2`` file, loaded and run (what a deployment without the Python model runs; ``--no-exported`` skips it);
 * a training step (bf16 autocast, activation checkpointing per block, AdamW, MSE loss on random targets): step time,
   images/s, MFU = 3 x forward FLOPs (counted by ``torch.utils.flop_counter``) / step time / peak bf16 FLOP/s, against
   the datasheet peak where the GPU is known and against a measured 8192^3 bf16 matmul.
@@ -23,6 +25,7 @@ import platform
 import resource
 import statistics
 import sys
+import tempfile
 import time
 from typing import Callable, Dict, List, Optional
 
@@ -92,6 +95,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='inference with compile=True (on), without (off) or both')
     parser.add_argument('--train-compile', action='store_true', help='also time the training step compiled')
     parser.add_argument('--no-transformers', action='store_true', help='skip the transformers peer')
+    parser.add_argument('--no-exported', action='store_true', help='skip the exported (.pt2, bf16) rows')
     parser.add_argument('--json', default=osp.join(os.environ.get('OUT', '.'), 'gpu_suite.json'))
     args = parser.parse_args(argv)
     if args.dry_run:
@@ -204,6 +208,19 @@ def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: 
                          output_key=mode,
                          images_per_s=args.infer_batch / r['seconds'], ms=1e3 * r['seconds'],
                          first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(ours)))
+    model.backbone.fuse_qkv, model.backbone.block_runner = False, None
+    if not args.no_exported:
+        try:
+            exported = exported_bf16(model, x)
+            r = timer.run(exported, args.warmup, args.infer_iters)
+            outputs['exported'] = exported()
+            rows.append(dict(arch=arch, part='inference', peer='exported (.pt2)', mode='bf16',
+                             output_key='exported',
+                             images_per_s=args.infer_batch / r['seconds'], ms=1e3 * r['seconds'],
+                             first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(exported)))
+        except Exception as error:  # torch.export may fail on another torch: report why and go on
+            rows.append(dict(arch=arch, part='inference', peer='exported (.pt2)', mode='unavailable',
+                             error=f'{type(error).__name__}: {error}'.splitlines()[0]))
     if not args.no_transformers:
         try:
             from transformers_peer import build_peer
@@ -230,6 +247,25 @@ def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: 
         if reference is not None and row.get('output_key') in outputs:
             row['rel_l2_vs_ours_eager'] = rel_l2(outputs[row['output_key']], reference)
     return rows
+
+
+def exported_bf16(model: TaskModel, x: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """The task model with bf16 weights, exported with ``torch.export``, saved as ``.pt2``, loaded back; returns a
+    function running it on ``x`` in bf16."""
+    import copy
+    module = copy.deepcopy(model).to(torch.bfloat16).eval()
+    x_bf16 = x.to(torch.bfloat16)
+    with torch.no_grad():
+        program = torch.export.export(module, (x_bf16, ))
+    del module
+    with tempfile.TemporaryDirectory(prefix='gpu-suite-') as folder:
+        torch.export.save(program, osp.join(folder, 'model.pt2'))
+        loaded = torch.export.load(osp.join(folder, 'model.pt2')).module()
+
+    def run() -> torch.Tensor:
+        with torch.no_grad():
+            return loaded(x_bf16)
+    return run
 
 
 def training(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer, peaks: dict) -> List[dict]:

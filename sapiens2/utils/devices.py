@@ -17,6 +17,8 @@ DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
 }
 #: Every dtype name of the table, in table order.
 DTYPES: Tuple[str, ...] = tuple(dict.fromkeys(d for dtypes in DTYPES_BY_BACKEND_DEVICE.values() for d in dtypes))
+#: Where the CPU's feature flags are read when torch's probes say no (:func:`cpu_runs_bf16`).
+CPUINFO = '/proc/cpuinfo'
 #: The torch autocast dtype of each name (fp32 runs without autocast).
 _AUTOCAST = dict(bf16='bfloat16', fp16='float16')
 
@@ -58,19 +60,47 @@ def resolve_device(device: Optional[str] = None, backend: str = 'torch') -> str:
 
 def check_dtype(dtype: str, device: str, backend: str = 'torch') -> None:
     """Raise ``ValueError`` in one line when ``dtype`` does not run on ``device`` (``cpu``, ``cuda:1``...) with
-    ``backend``, naming where it does run."""
+    ``backend``, naming where it does run (and the backend to choose where another one runs it on this device);
+    bf16 on the CPU also needs the CPU to compute bf16 natively (:func:`cpu_runs_bf16`, probed at run time)."""
     device_type = str(device).split(':')[0]
     runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type))
     if runs is None:
         device_types(backend)  # an unknown backend is named first
         raise ValueError(f'device {device!r} is not one sapiens2 runs on with the {backend} backend')
     if dtype in runs:
+        if dtype == 'bf16' and device_type == 'cpu':
+            _check_cpu_bf16()
         return
     where = [f'{d} ({b})' for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if dtype in dtypes]
     if not where:
         raise ValueError(f'dtype {dtype!r} is not known; dtypes: {", ".join(DTYPES)}')
+    here = [b for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if d == device_type and dtype in dtypes]
+    hint = f'; on the {device_type} give --backend {here[0]} --dtype {dtype}' if here else ''
     raise ValueError(f'dtype {dtype} does not run on the {device_type} with the {backend} backend, which runs '
-                     f'{", ".join(runs)}; {dtype} runs on {", ".join(where)} (docs/inference.md: devices and dtypes)')
+                     f'{", ".join(runs)}; {dtype} runs on {", ".join(where)}{hint} (docs/inference.md: devices and '
+                     'dtypes)')
+
+
+def cpu_runs_bf16() -> bool:
+    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX, or the ``bf16`` flag of an Arm CPU); without it
+    torch emulates bf16, slower than fp32."""
+    import torch
+    probes = [getattr(torch.cpu, name, None) for name in ('_is_avx512_bf16_supported', '_is_amx_tile_supported')]
+    if any(probe is not None and probe() for probe in probes):
+        return True
+    try:
+        with open(CPUINFO) as f:
+            flags = set(f.read().split())
+    except OSError:
+        return False
+    return bool(flags & {'avx512_bf16', 'amx_bf16', 'bf16'})
+
+
+def _check_cpu_bf16() -> None:
+    if not cpu_runs_bf16():
+        raise ValueError('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX, which this one lacks (torch '
+                         'would emulate bf16, slower than fp32); run fp32, or int8 with --backend onnxruntime '
+                         '--dtype int8 (docs/inference.md: devices and dtypes)')
 
 
 def autocast_dtype(dtype: str):

@@ -40,4 +40,7 @@ def test_dry_run_writes_the_table_and_json(tmp_path):
     peer = rows[('inference', 'transformers', 'eager')]
     assert 'error' not in peer, peer
     assert peer['rel_l2_vs_ours_eager'] < 0.1
+    exported = rows[('inference', 'exported', 'bf16')]  # the task model exported in bf16 (.pt2), loaded and run
+    assert 'error' not in exported, exported
+    assert exported['images_per_s'] > 0 and 0 < exported['rel_l2_vs_ours_eager'] < 0.1
     assert result['environment']['torch'] and 'arch' in proc.stdout and 'JSON:' in proc.stdout

@@ -105,7 +105,8 @@ def test_pointmap_outputs_share_one_validity_mask(tmp_path):
 def test_device_and_dtype_table():
     from sapiens2.utils.devices import DTYPES, check_dtype, resolve_device
     assert DTYPES == ('fp32', 'bf16', 'fp16', 'int8')
-    check_dtype('bf16', 'cpu')
+    with mock.patch('sapiens2.utils.devices.cpu_runs_bf16', return_value=True):  # a CPU with AVX512-BF16 or AMX
+        check_dtype('bf16', 'cpu')
     check_dtype('fp16', 'cuda:1')
     check_dtype('int8', 'cpu', backend='onnxruntime')
     with pytest.raises(ValueError, match=r"dtype 'int4' is not known; dtypes: fp32, bf16, fp16, int8"):
