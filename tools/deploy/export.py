@@ -1,7 +1,7 @@
 """Export a config's model (backbone + head) into a bundle folder that ``sapiens2-infer --model FOLDER`` runs with ONNX
 Runtime, checking parity with eager.
 
-Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER [--formats onnx pt2] [--no-preprocess]
+Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER [--formats onnx pt2] [--int8] [--no-preprocess]
 
 CONFIG is a config file or a model alias (``seg-1b``: its config and, without CHECKPOINT, its checkpoint);
 CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
@@ -21,6 +21,7 @@ import sys
 from sapiens2.apis.output_guard import OutputGuard
 from sapiens2.deploy.bundle import bundle_files, write_bundle
 from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
+from sapiens2.deploy.quantize import INT8_FILE, add_int8
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
@@ -38,6 +39,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--formats', nargs='+', choices=('onnx', 'pt2'), default=None,
                         help='model files to write (default: onnx, which the bundle runs with; pt2 alone when '
                         'onnxruntime is not installed)')
+    parser.add_argument('--int8', action='store_true',
+                        help='also write model.int8.onnx (ONNX Runtime dynamic int8 of the linear layers), which '
+                        'sapiens2-infer --dtype int8 runs')
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
@@ -50,6 +54,8 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.batch_size < 2:
         parser.error('--batch-size must be at least 2: torch.export fixes a batch dimension traced at size 1')
+    if args.int8 and args.formats is not None and 'onnx' not in args.formats:
+        parser.error('--int8 quantizes the ONNX model: add onnx to --formats')
     return args
 
 
@@ -64,12 +70,19 @@ def main() -> int:
     make_folder(args.out, '--out')
     guard = OutputGuard(args.out, overwrite=args.overwrite)
     outputs = list(bundle_files(args.out, formats).values())
+    if args.int8:
+        if 'onnx' not in formats:
+            raise ValueError('--int8 quantizes the ONNX model, which needs onnxruntime (pip install -r '
+                             'requirements/optional.txt)')
+        outputs.append(osp.join(args.out, INT8_FILE))
     for path in outputs:
         guard.check(path)
     model, _ = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
     try:
         files = write_bundle(model, args.out, formats, include_preprocess=not args.no_preprocess,
                              batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+        if args.int8:
+            files['int8'] = add_int8(args.out, overwrite=True)  # the guard has checked the file
     except ExportParityError as err:
         print(f'parity: FAILED, {err}')
         return 1
