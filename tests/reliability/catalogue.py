@@ -1383,6 +1383,13 @@ def _bundle_cli(tmp: Path, *options: str, **manifest) -> Trigger:
                            '--device', 'cpu', *options])
 
 
+def _bundle_cli_without(tmp: Path, name: str):
+    """``sapiens2-infer`` on a bundle whose file ``name`` was deleted; the check that its error is one line."""
+    trigger = _bundle_cli(tmp)
+    (tmp / 'b' / name).unlink()
+    return trigger, _one_line
+
+
 @case('bundle-unknown-schema-version', 'bundles', 'sapiens2-infer --model FOLDER, a bundle of schema_version 2',
       'one line naming the manifest and the versions this sapiens2 reads', error=CommandError,
       match=r'^exit 1: sapiens2-infer: error: BundleError: {tmp}/b/sapiens2_bundle\.json has schema_version 2; this '
@@ -1396,9 +1403,7 @@ def _(tmp):
       match=r'^exit 1: sapiens2-infer: error: BundleError: bundle {tmp}/b lacks model\.onnx, listed in its '
       r'sapiens2_bundle\.json; copy the whole folder')
 def _(tmp):
-    trigger = _bundle_cli(tmp)
-    (tmp / 'b' / 'model.onnx').unlink()
-    return trigger, _one_line
+    return _bundle_cli_without(tmp, 'model.onnx')
 
 
 @case('bundle-not-a-bundle', 'bundles', 'sapiens2-infer --model FOLDER, a folder without sapiens2_bundle.json',
@@ -1406,9 +1411,7 @@ def _(tmp):
       match=r'^exit 1: sapiens2-infer: error: BundleError: {tmp}/b is not a sapiens2 bundle: it has no '
       r'sapiens2_bundle\.json \(write one with tools/deploy/export\.py')
 def _(tmp):
-    trigger = _bundle_cli(tmp)
-    (tmp / 'b' / 'sapiens2_bundle.json').unlink()
-    return trigger, _one_line
+    return _bundle_cli_without(tmp, 'sapiens2_bundle.json')
 
 
 @case('bundle-int8-not-exported', 'bundles', 'sapiens2-infer --dtype int8 on a bundle without model.int8.onnx',
