@@ -1,11 +1,11 @@
 """Which backend runs a model given to the inferencer, and building it: torch for configs and aliases, onnxruntime
 for exported bundles (folders written by ``tools/deploy/export.py``; :mod:`sapiens2.deploy.bundle`)."""
-import os.path as osp
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from torch import nn
 
+from sapiens2.deploy.bundle import is_bundle
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.devices import check_dtype, resolve_device
 
@@ -25,7 +25,7 @@ class ModelPlan:
 
 def choose_backend(model: str, backend: Optional[str] = None) -> str:
     """``backend``, checked against ``model``; None: ``onnxruntime`` for a folder (a bundle), else ``torch``."""
-    bundle = osp.isdir(str(model))
+    bundle = is_bundle(model)
     if backend is None:
         return 'onnxruntime' if bundle else 'torch'
     if backend not in BACKENDS:

@@ -32,6 +32,8 @@ SCHEMA_VERSION = 1
 SUPPORTED_SCHEMA_VERSIONS: Tuple[int, ...] = (1, )
 CONFIG_FILE = 'config.py'
 MODEL_STEM = 'model'
+#: The int8 model (:func:`sapiens2.deploy.quantize.add_int8`), ``onnx.int8`` in the manifest.
+INT8_FILE = f'{MODEL_STEM}.int8.onnx'
 REQUIRED_KEYS = ('task', 'onnx', 'config', 'input_size', 'preprocess', 'outputs')
 
 
@@ -119,10 +121,13 @@ def read_bundle(folder: str) -> Bundle:
     return Bundle(osp.abspath(folder), manifest)
 
 
-def bundle_files(folder: str, formats: Sequence[str]) -> Dict[str, str]:
-    """The paths a bundle of ``formats`` (``onnx``, ``pt2``) in ``folder`` writes, by kind."""
+def bundle_files(folder: str, formats: Sequence[str], int8: bool = False) -> Dict[str, str]:
+    """The paths a bundle of ``formats`` (``onnx``, ``pt2``) in ``folder`` writes, by kind (``int8``: with the int8
+    model)."""
     files = dict(manifest=osp.join(folder, MANIFEST), config=osp.join(folder, CONFIG_FILE))
     files.update({fmt: osp.join(folder, f'{MODEL_STEM}.{fmt}') for fmt in formats})
+    if int8:
+        files['int8'] = osp.join(folder, INT8_FILE)
     return files
 
 

@@ -16,9 +16,8 @@ from typing import Sequence
 
 from sapiens2.engine.atomic_save import atomic_write_bytes
 
-#: The manifest of a bundle folder and the name of its int8 model.
-MANIFEST = 'sapiens2_bundle.json'
-INT8_FILE = 'model.int8.onnx'
+from .bundle import INT8_FILE, MANIFEST
+
 #: Weight types of ``onnxruntime.quantization.QuantType`` by name.
 WEIGHT_TYPES = ('qint8', 'quint8')
 #: ONNX's protobuf limit: a model whose weights exceed it keeps them in an external data file.

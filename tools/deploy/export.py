@@ -21,7 +21,7 @@ import sys
 from sapiens2.apis.output_guard import OutputGuard
 from sapiens2.deploy.bundle import bundle_files, write_bundle
 from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
-from sapiens2.deploy.quantize import INT8_FILE, add_int8
+from sapiens2.deploy.quantize import add_int8
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
@@ -69,12 +69,10 @@ def main() -> int:
                   '(pip install -r requirements/optional.txt)')
     make_folder(args.out, '--out')
     guard = OutputGuard(args.out, overwrite=args.overwrite)
-    outputs = list(bundle_files(args.out, formats).values())
-    if args.int8:
-        if 'onnx' not in formats:
-            raise ValueError('--int8 quantizes the ONNX model, which needs onnxruntime (pip install -r '
-                             'requirements/optional.txt)')
-        outputs.append(osp.join(args.out, INT8_FILE))
+    if args.int8 and 'onnx' not in formats:
+        raise ValueError('--int8 quantizes the ONNX model, which needs onnxruntime (pip install -r '
+                         'requirements/optional.txt)')
+    outputs = list(bundle_files(args.out, formats, args.int8).values())
     for path in outputs:
         guard.check(path)
     model, _ = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
