@@ -15,6 +15,8 @@ fuse_qkv=True``; heads in channels-last). Other peers (``--peers``): ``ours-bf16
 is refused), ``ort-fp32`` and ``ort-int8``: each task model (backbone + head, fp32 RoPE) exported to ONNX in a
 temporary folder (``sapiens2.deploy.export``), and its dynamic int8 quantization (``sapiens2.deploy.quantize``),
 run by ONNX Runtime's CPU provider with as many threads as torch; these time the whole task model (no backbone row).
+They are exported at ONNX opset 23 (attention as one fused ``Attention`` node); ``ort-fp32-op18`` is the same model
+exported at opset 18 (attention as MatMul-Softmax-MatMul), which measures what the fused node gains.
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
 backbone + head. Prints per part the median time, the speed-up over transformers (median of per-repeat ratios),
 the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
@@ -44,8 +46,8 @@ from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E
 from sapiens2.utils.devices import cpu_runs_bf16  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
-ALL_PEERS = (*PEERS, 'ours-bf16', 'ort-fp32', 'ort-int8')
-ORT_PEERS = ('ort-fp32', 'ort-int8')
+ALL_PEERS = (*PEERS, 'ours-bf16', 'ort-fp32', 'ort-int8', 'ort-fp32-op18')
+ORT_PEERS = ('ort-fp32', 'ort-int8', 'ort-fp32-op18')
 TASKS = ('backbone', 'pose', 'seg', 'normal')
 
 
@@ -123,9 +125,12 @@ def ort_sessions(backbone: Sapiens2, heads: Dict[str, nn.Module], example: torch
         start = time.perf_counter()
         model = copy.deepcopy(TaskModel(backbone, head)).eval()
         set_rope_dtype(model, torch.float32)
-        paths = {'ort-fp32': osp.join(folder, f'{task}.onnx'), 'ort-int8': osp.join(folder, f'{task}.int8.onnx')}
+        paths = {'ort-fp32': osp.join(folder, f'{task}.onnx'), 'ort-int8': osp.join(folder, f'{task}.int8.onnx'),
+                 'ort-fp32-op18': osp.join(folder, f'{task}.op18.onnx')}
         with torch.no_grad():
             export_onnx(model, example, paths['ort-fp32'], dynamic_batch=False)
+            if 'ort-fp32-op18' in peers:
+                export_onnx(model, example, paths['ort-fp32-op18'], dynamic_batch=False, opset=18)
         if 'ort-int8' in peers:
             quantize_onnx(paths['ort-fp32'], paths['ort-int8'])
         del model
@@ -268,7 +273,7 @@ def main(argv=None) -> None:
 
     rate = statistics.median(gemm)
     print(f'dense fp32 GEMM {gemm_a.shape[0]}x{gemm_a.shape[1]}x{gemm_b.shape[1]}: {rate / 1e9:.0f} GFLOP/s')
-    print(f'{"part":9s} {"peer":12s} {"seconds":>8s} {"speed-up":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  output vs ours')
+    print(f'{"part":9s} {"peer":13s} {"seconds":>8s} {"speed-up":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  output vs ours')
     for task in ['backbone', *heads]:
         for peer in peers:
             if task == 'backbone' and peer in ORT_PEERS:
@@ -282,7 +287,7 @@ def main(argv=None) -> None:
             achieved = total / statistics.median(t)
             name = 'backbone' if task == 'backbone' else f'{task} task'
             diff = '' if peer == 'ours' else differences(outputs[task][peer], outputs[task]['ours'], task)
-            print(f'{name:9s} {peer:12s} {statistics.median(t):8.2f} {speedup:7.2f}x {achieved / 1e9:8.1f} '
+            print(f'{name:9s} {peer:13s} {statistics.median(t):8.2f} {speedup:7.2f}x {achieved / 1e9:8.1f} '
                   f'{100 * achieved / rate:6.1f}%  {diff}')
         if task != 'backbone':
             alone = {peer: statistics.median(r / s for r, s in zip(times[task]['transformers'], times[task][peer]))
@@ -294,6 +299,9 @@ def main(argv=None) -> None:
             ratio = statistics.median((b + h) / o for b, h, o in zip(
                 backbone_times[task]['ours'], times[task]['ours'], times[task]['ort-fp32']))
             print(f'{task} task: ort-fp32 at {ratio:.2f}x ours (torch eager fp32)')
+            if 'ort-fp32-op18' in peers:
+                fused = statistics.median(o / f for o, f in zip(times[task]['ort-fp32-op18'], times[task]['ort-fp32']))
+                print(f'{task} task: ort-fp32 (opset 23, fused Attention) at {fused:.2f}x ort-fp32-op18')
     if args.profile:
         print('\n'.join(profiles))
         from torch.profiler import ProfilerActivity, profile

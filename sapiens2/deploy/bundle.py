@@ -10,8 +10,8 @@ Layout (``schema_version`` 1)::
 Manifest keys: ``schema_version``, ``format`` (``sapiens2-bundle``), ``task`` (the inference task name: pose, seg,
 normal...), ``onnx`` (precision -> file in the folder), ``config``, ``input_size`` [H, W], ``preprocess`` (mean, std,
 bgr_to_rgb, ``in_graph``), ``dataset_meta`` (the model's layout), ``outputs`` (structure, names, shapes), ``parity``
-(the export's parity reports), ``rope_dtype`` and ``sapiens2_version``. A reader refuses a manifest it cannot read,
-a ``schema_version`` it does not know and a listed file that is missing, each in one line
+(the export's parity reports), ``rope_dtype``, ``onnx_opset`` and ``sapiens2_version``. A reader refuses a manifest
+it cannot read, a ``schema_version`` it does not know and a listed file that is missing, each in one line
 (:class:`BundleError`).
 """
 import json
@@ -136,18 +136,20 @@ def write_bundle(model: 'nn.Module',
                  formats: Sequence[str] = ('onnx', ),
                  include_preprocess: bool = True,
                  batch_size: int = 2,
-                 tol: Optional['Tolerance'] = None) -> Dict[str, str]:
+                 tol: Optional['Tolerance'] = None,
+                 opset: Optional[int] = None) -> Dict[str, str]:
     """Export ``model`` (from :func:`sapiens2.apis.init_model`: ``cfg`` attached) into the bundle ``folder``
-    (which must exist) with parity checks (:func:`~sapiens2.deploy.export.export_model`); returns
+    (which must exist) with parity checks (:func:`~sapiens2.deploy.export.export_model`, ONNX ``opset``: its
+    default when None); returns
     :func:`bundle_files`. Files already there are replaced: the caller checks them (``OutputGuard``)."""
     from sapiens2.apis.builder import model_input_size
     from sapiens2.apis.inferencer import task_class
 
-    from .export import export_model
+    from .export import DEFAULT_OPSET, export_model
     input_size = model_input_size(model.cfg)
     files = bundle_files(folder, formats)
     paths, meta = export_model(model, input_size, osp.join(folder, MODEL_STEM), formats, include_preprocess,
-                               batch_size, tol)
+                               batch_size, tol, opset=opset or DEFAULT_OPSET)
     model.cfg.dump(files['config'])
     manifest = dict(schema_version=SCHEMA_VERSION, format=FORMAT, task=task_class(model.cfg).name,
                     onnx=dict(fp32=osp.basename(paths['onnx'])) if 'onnx' in paths else {}, config=CONFIG_FILE,
@@ -155,6 +157,8 @@ def write_bundle(model: 'nn.Module',
                     preprocess=dict(meta['preprocess'], in_graph=meta['preprocess_in_graph']),
                     dataset_meta=meta.get('dataset_meta'), outputs=meta['outputs'], parity=meta['parity'],
                     rope_dtype={fmt: meta[f'{fmt}_rope_dtype'] for fmt in formats}, sapiens2_version=__version__)
+    if 'onnx' in paths:
+        manifest['onnx_opset'] = meta['onnx_opset']
     if 'pt2' in paths:
         manifest['pt2'] = osp.basename(paths['pt2'])
     with open(files['manifest'], 'w') as f:

@@ -53,6 +53,19 @@ def check_providers(providers: Sequence[ProviderT]) -> None:
                              f'{", ".join(available)}); it comes with {package}, installed instead of onnxruntime')
 
 
+def create_session(ort, path: str, options, providers: Sequence[ProviderT]):
+    """``ort.InferenceSession``; a model this onnxruntime cannot run (an operator or opset newer than the build, e.g.
+    opset 23's ``Attention`` before its CPU kernel existed) is one ``ValueError`` line saying what to do."""
+    from onnxruntime.capi.onnxruntime_pybind11_state import InvalidGraph, NotImplemented
+    try:
+        return ort.InferenceSession(path, sess_options=options, providers=list(providers))
+    except (InvalidGraph, NotImplemented) as err:
+        reason = str(err).strip().splitlines()[0]
+        raise ValueError(f'onnxruntime {ort.__version__} cannot run {path} ({reason}): install a newer one (pip '
+                         'install -U onnxruntime), or export the model again with tools/deploy/export.py '
+                         '--opset 18') from err
+
+
 class OnnxRuntimeSession:
     """``onnxruntime.InferenceSession`` of one ONNX file taking and returning torch tensors (float32, CPU).
 
@@ -72,7 +85,7 @@ class OnnxRuntimeSession:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or torch.get_num_threads()
         options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(path, sess_options=options, providers=self.providers)
+        self.session = create_session(ort, path, options, self.providers)
         self.input_name = self.session.get_inputs()[0].name
 
     def __call__(self, inputs: Tensor) -> List[Tensor]:

@@ -14,7 +14,9 @@ from sapiens2.deploy.export import (
     Tolerance,
     check_parity,
     export_model,
+    export_onnx,
     rope_dtype,
+    run_onnx,
     set_rope_dtype,
 )
 from tests.scripts import load_script
@@ -78,6 +80,35 @@ def test_onnx_export_matches_fp32_rope_eager(bundles):
     (report, ) = read_bundle(str(bundles['seg'][0])).manifest['parity']
     assert report['backend'] == 'onnxruntime (fp32 RoPE)' and report['passed']
     assert max(report['max_abs_diff']) <= min(report['bound']) and 'max_abs_diff_vs_bf16_rope_eager' in report['notes']
+
+
+@pytest.mark.skipif(not HAS_ORT, reason='onnx export needs onnxscript + onnxruntime (requirements/optional.txt)')
+def test_the_default_opset_fuses_attention_and_18_decomposes_it(bundles, model, tmp_path):
+    """Opset 23 (the bundles'): one ``Attention`` and one ``RMSNormalization`` node per use; opset 18: the same
+    function from primitive ops, for runtimes without opset 23."""
+    import onnx
+
+    from sapiens2.models.layers.attention import Attention
+
+    folder = bundles['seg'][0]
+    manifest = read_bundle(str(folder)).manifest
+    nodes = [n.op_type for n in onnx.load(str(folder / manifest['onnx']['fp32'])).graph.node]
+    blocks = sum(isinstance(m, Attention) for m in model.modules())
+    assert manifest['onnx_opset'] == 23 and nodes.count('Attention') == blocks > 0 and 'RMSNormalization' in nodes
+
+    torch.manual_seed(0)
+    attention = Attention(32, 4).eval()
+    x = torch.randn(2, 24, 32)
+    paths = {opset: export_onnx(attention, x, str(tmp_path / f'attention{opset}.onnx'), opset=opset)
+             for opset in (18, 23)}
+    ops = {opset: {n.op_type for n in onnx.load(path).graph.node} for opset, path in paths.items()}
+    assert 'Attention' in ops[23] and not {'Attention', 'RMSNormalization'} & ops[18] and 'Softmax' in ops[18]
+    with torch.no_grad():
+        expected = attention(x)
+    for path in paths.values():
+        torch.testing.assert_close(run_onnx(path, x)[0], expected, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match='ONNX opset 17 is not supported; choose from 18, 23'):
+        export_onnx(attention, x, str(tmp_path / 'attention17.onnx'), opset=17)
 
 
 def load_export_tool():

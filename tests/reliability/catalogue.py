@@ -1450,6 +1450,25 @@ def _(tmp):
     return cpu_build, _one_line
 
 
+@case('onnxruntime-too-old-for-the-bundle', 'bundles', 'sapiens2-infer on a bundle whose model.onnx has an '
+      'operator the installed onnxruntime lacks (opset 23 Attention in an older build)',
+      'one line: the operator, pip install -U onnxruntime, or export again with --opset 18', error=CommandError,
+      match=r'^exit 1: sapiens2-infer: error: onnxruntime .* cannot run {tmp}/b/model\.onnx \(\[ONNXRuntimeError\] : '
+      r'9 : NOT_IMPLEMENTED : Could not find an implementation for Attention\(23\).*\): install a newer one \(pip '
+      r'install -U onnxruntime\), or export the model again with tools/deploy/export\.py --opset 18 ')
+def _(tmp):
+    from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented
+    trigger = _bundle_cli(tmp)
+    error = NotImplemented("[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for "
+                           "Attention(23) node with name 'node_Attention_1'")
+
+    def older_onnxruntime():
+        with mock.patch('onnxruntime.InferenceSession', side_effect=error):
+            return trigger()
+
+    return older_onnxruntime, _one_line
+
+
 @case('onnxruntime-backend-on-a-config', 'bundles', 'sapiens2-infer --model CONFIG --backend onnxruntime',
       'one line: the onnxruntime backend runs bundles; how to export one', error=CommandError,
       match=r'^exit 1: sapiens2-infer: error: the onnxruntime backend runs exported bundles .*tools/deploy/export\.py')

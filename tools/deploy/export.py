@@ -1,7 +1,8 @@
 """Export a config's model (backbone + head) into a bundle folder that ``sapiens2-infer --model FOLDER`` runs with ONNX
 Runtime, checking parity with eager.
 
-Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER [--formats onnx pt2] [--int8] [--no-preprocess]
+Usage: python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER [--formats onnx pt2] [--int8] [--opset 18|23]
+       [--no-preprocess]
 
 CONFIG is a config file or a model alias (``seg-1b``: its config and, without CHECKPOINT, its checkpoint);
 CHECKPOINT a file, ``hf://org/repo[@revision][/<file>]`` or an alias.
@@ -20,7 +21,7 @@ import sys
 
 from sapiens2.apis.output_guard import OutputGuard
 from sapiens2.deploy.bundle import bundle_files, write_bundle
-from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
+from sapiens2.deploy.export import DEFAULT_OPSET, ONNX_OPSETS, ExportParityError, Tolerance, build_for_export
 from sapiens2.deploy.quantize import add_int8
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
@@ -42,6 +43,10 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--int8', action='store_true',
                         help='also write model.int8.onnx (ONNX Runtime dynamic int8 of the linear layers), which '
                         'sapiens2-infer --dtype int8 runs')
+    parser.add_argument('--opset', type=int, choices=ONNX_OPSETS, default=DEFAULT_OPSET,
+                        help='ONNX opset (default %(default)s: attention as one fused Attention node; 18 writes it as '
+                        'MatMul-Softmax-MatMul and RMSNorm as primitive ops, for runtimes without opset 23 (older '
+                        'onnxruntime or TensorRT builds)')
     parser.add_argument('--no-preprocess', action='store_true',
                         help='export without mean/std + BGR->RGB (input = normalised RGB)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
@@ -78,7 +83,7 @@ def main() -> int:
     model, _ = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
     try:
         files = write_bundle(model, args.out, formats, include_preprocess=not args.no_preprocess,
-                             batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol))
+                             batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol), opset=args.opset)
         if args.int8:
             files['int8'] = add_int8(args.out, overwrite=True)  # the guard has checked the file
     except ExportParityError as err:
