@@ -405,7 +405,9 @@ def health_json(args, lever: str, seed: int = 0) -> str:
 
 
 def lever_weights(lever: str) -> dict:
-    return LEVERS[lever].get('weights', VARIANTS['full']['weights'])
+    """The loss weights of a lever (of the first lever of ``COMBINED`` that sets them, for ``combined``)."""
+    names = COMBINED if lever == 'combined' else [lever]
+    return next((LEVERS[name]['weights'] for name in names if 'weights' in LEVERS[name]), VARIANTS['full']['weights'])
 
 
 def lever_options(lever: str) -> list[str]:

@@ -50,3 +50,14 @@ def test_lever_table_marks_fails_and_cells_not_run():
     rows = {line.split(' | ')[0]: line for line in probe.health_table([cell]).splitlines()}
     assert rows['| 64 prototypes'].endswith('| 0.950 ✗ | 0.300 | 0.800 | fail (entropy) | 10.0 |')
     assert 'not run (time)' in rows['| LayerScale init 0.1']
+
+
+def test_the_combined_lever_joins_the_options_and_names_its_levers(monkeypatch):
+    monkeypatch.setattr(probe, 'COMBINED', ['layerscale_1', 'teacher_temp_0.02'])
+    assert probe._options_dict(probe.lever_options('combined')) == {
+        'model.backbone.layer_scale_init_value': 1.0, 'model.dino_loss.warmup_teacher_temp': 0.02,
+        'model.dino_loss.teacher_temp': 0.02}
+    assert probe.lever_weights('combined') == probe.VARIANTS['full']['weights']
+    assert probe.lever_name('combined') == 'combined: LayerScale init 1 + teacher temperature 0.02'
+    monkeypatch.setattr(probe, 'COMBINED', ['koleo_only', 'layerscale_1'])
+    assert probe.lever_weights('combined') == dict(mae=0.0, dino=0.0, koleo=0.04)
