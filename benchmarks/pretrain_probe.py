@@ -1,17 +1,19 @@
 """Does Sapiens2 pretraining give better dense features than random init, and the joint objective than MAE alone?
 
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --workers 2            # the full benchmark (docs table)
-    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --diagnostics          # + the two diagnostic variants
+    OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --diagnostics          # + ablations and diagnostics
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --quick --workers 2    # smoke run, a few CPU-minutes
     python benchmarks/pretrain_probe.py --report                                 # table/plots from cached cells
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --health [--lever NAME] # does the self-distillation learn?
     OMP_NUM_THREADS=1 python benchmarks/pretrain_probe.py --levers               # the lever sweep (cached cells)
 
 On SynthHumans at 128x96, the tiny backbone (patch 8) is pretrained for a fixed number of iterations with each
-objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer``, for ``full_paper`` the paper's teacher
-temperatures instead of DINO's 0.04; the diagnostics ``full_long`` a 3x longer schedule and ``full_sharp`` a teacher
-temperature of 0.01; everything else identical) on unlabeled RGB-only images, by ``tools/train.py``
-with ``projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py``.
+objective (``VARIANTS``: loss weights of ``Sapiens2Pretrainer`` with the official LayerScale init and prototypes and
+DINO's teacher temperature 0.04, and ``scratch``: the full objective with the config's from-scratch defaults; the
+ablation ``dino`` and the diagnostics ``full_paper`` (the paper's teacher temperatures), ``full_long`` (a 3x longer
+schedule) and ``full_sharp`` (a teacher temperature of 0.01) run with ``--diagnostics``; everything else identical)
+on unlabeled RGB-only images, by ``tools/train.py`` with
+``projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py``.
 The frozen teacher backbones, a random init and two references (raw pixels, ground-truth features) are then probed
 with one fixed decoder and fixed settings (``ProbeSettings`` below) on body-part segmentation (mIoU), normals (mean
 angle) and depth (AbsRel) with small labeled sets. Seeds are fixed in advance: seed ``s`` is the pretraining seed
@@ -19,7 +21,8 @@ angle) and depth (AbsRel) with small labeled sets. Seeds are fixed in advance: s
 
 Beside the dense probes, every probed backbone gets few-label semantic probes (k-NN and logistic regression on the
 mean-pooled features, 16 and 64 labels per class) of the scene properties SynthHumans knows exactly
-(``sapiens2.datasets.synthhumans.properties``).
+(``sapiens2.datasets.synthhumans.properties``); ``--job semantic_cls:BACKBONE:SEED`` probes its [CLS] token, the
+feature that the self-distillation trains.
 
 ``--health`` pretrains the tiny model from scratch (the ``full`` variant, or one lever of ``LEVERS``) at the
 benchmark's size and measures its teacher targets on the 256 held-out images of the labeled set
@@ -47,26 +50,34 @@ from dataclasses import dataclass, field
 
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 CONFIG = 'projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py'
-# The config keeps the paper's teacher temperature (0.065 -> 0.07); at this scale its teacher stays uniform (see
-# docs/pretraining.md), so the contrastive variants use DINO's default teacher temperature 0.04 and ``full_paper``
-# keeps the paper's value.
+# The tiny config's defaults are the from-scratch recipe that passes the health check (``SCRATCH``: the lever
+# ``combined_prototypes_64`` below). The paper's variants pin the official values (``OFFICIAL``) and a teacher
+# temperature: DINO's default 0.04 for the contrastive variants (at this scale the paper's 0.065 -> 0.07 keeps the
+# teacher uniform, see docs/pretraining.md) and the paper's for ``full_paper``.
+OFFICIAL = ['model.backbone.layer_scale_init_value=0.0001', 'model.dino_head.num_prototypes=1024']
 DINO_TEACHER_TEMP = ['model.dino_loss.warmup_teacher_temp=0.04', 'model.dino_loss.teacher_temp=0.04']
+PAPER_TEACHER_TEMP = ['model.dino_loss.warmup_teacher_temp=0.065', 'model.dino_loss.teacher_temp=0.07']
+SCRATCH = ['model.backbone.layer_scale_init_value=1.0', 'model.dino_loss.warmup_teacher_temp=0.02',
+           'model.dino_loss.teacher_temp=0.02', 'model.dino_head.num_prototypes=64']
+FULL_WEIGHTS = dict(mae=1.0, dino=0.4, koleo=0.04)
 VARIANTS = {
-    'full': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP),
-    'mae': dict(weights=dict(mae=1.0, dino=0.0, koleo=0.0), options=[]),
-    'dino': dict(weights=dict(mae=0.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP),
-    'full_paper': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=[]),
+    'full': dict(weights=FULL_WEIGHTS, options=OFFICIAL + DINO_TEACHER_TEMP),
+    'mae': dict(weights=dict(mae=1.0, dino=0.0, koleo=0.0), options=OFFICIAL + PAPER_TEACHER_TEMP),
+    'dino': dict(weights=dict(mae=0.0, dino=0.4, koleo=0.04), options=OFFICIAL + DINO_TEACHER_TEMP),
+    'full_paper': dict(weights=FULL_WEIGHTS, options=OFFICIAL + PAPER_TEACHER_TEMP),
+    # The full objective with the from-scratch recipe (the tiny config's defaults), probed like the others.
+    'scratch': dict(weights=FULL_WEIGHTS, options=SCRATCH),
     # Diagnostics of the flat self-distillation targets (seed 0): is the schedule too short (3x the iterations, same
     # warm-up)? Is the teacher temperature too high for the small spread of the teacher logits between images?
-    'full_long': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04), options=DINO_TEACHER_TEMP, schedule=3),
-    'full_sharp': dict(weights=dict(mae=1.0, dino=0.4, koleo=0.04),
-                       options=['model.dino_loss.warmup_teacher_temp=0.01', 'model.dino_loss.teacher_temp=0.01']),
+    'full_long': dict(weights=FULL_WEIGHTS, options=OFFICIAL + DINO_TEACHER_TEMP, schedule=3),
+    'full_sharp': dict(weights=FULL_WEIGHTS, options=OFFICIAL + [
+        'model.dino_loss.warmup_teacher_temp=0.01', 'model.dino_loss.teacher_temp=0.01']),
 }
 # Levers of the self-distillation's health (``--levers``, seed 0, the health check's size): each changes one thing
 # of the ``full`` variant; ``combined`` joins the levers listed in ``COMBINED`` (those that helped).
 LEVERS = {
     'full': dict(name='full objective (LayerScale 1e-4, 1024 prototypes, momentum 0.992, 2+2 views, batch 32)',
-                 options=[]),
+                 options=[]),  # the ``full`` variant: OFFICIAL + DINO_TEACHER_TEMP
     'layerscale_0.1': dict(name='LayerScale init 0.1', options=['model.backbone.layer_scale_init_value=0.1']),
     'prototypes_256': dict(name='256 prototypes', options=['model.dino_head.num_prototypes=256']),
     'prototypes_64': dict(name='64 prototypes', options=['model.dino_head.num_prototypes=64']),
@@ -85,7 +96,7 @@ LEVERS = {
 }
 LEVER_ORDER = ('layerscale_0.1', 'prototypes_256', 'full', 'prototypes_64', 'layerscale_1', 'momentum_cosine',
                'layerscale_1e-2', 'koleo_only', 'local_6', 'batch_64', 'teacher_temp_0.02',
-               'combined_prototypes_64')  # likeliest first
+               'combined_prototypes_64', 'scratch_colour')  # likeliest first
 # No lever passed; LayerScale 1 moved the held-out entropy most (0.965 of log K, logit spread 0.020 at the end),
 # so the combination halves the teacher temperature on top of it (spread / temperature about 1 instead of 0.5).
 COMBINED: list[str] = ['layerscale_1', 'teacher_temp_0.02']
@@ -94,12 +105,22 @@ COMBINED: list[str] = ['layerscale_1', 'teacher_temp_0.02']
 LEVERS['combined_prototypes_64'] = dict(
     name='LayerScale init 1 + teacher temperature 0.02 + 64 prototypes',
     options=[o for name in (*COMBINED, 'prototypes_64') for o in LEVERS[name]['options']])
+# The passing recipe's targets group the images by their colour cast, not by the scene (docs/pretraining.md,
+# "What do the targets group?"): the same recipe with SimCLR's strong colour distortion (jitter 0.8 / 0.8 / 0.8 /
+# 0.2 instead of DINO's 0.4 / 0.4 / 0.2 / 0.1).
+LEVERS['scratch_colour'] = dict(
+    name='LayerScale init 1 + teacher temperature 0.02 + 64 prototypes + strong colour jitter',
+    options=LEVERS['combined_prototypes_64']['options'] + [
+        f'train_dataloader.dataset.pipeline.1.color_jitter.{k}={v}'
+        for k, v in dict(brightness=0.8, contrast=0.8, saturation=0.8, hue=0.2).items()])
 HEALTH_IMAGES = 256  # held-out images (the labeled set's validation split) the health is measured on
 LEVER_MARKS = '<!-- pretrain_levers table start -->', '<!-- pretrain_levers table end -->'
-DIAGNOSTICS = ('full_long', 'full_sharp')  # run with --diagnostics only (outside the benchmark's time budget)
-BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'full_long', 'full_sharp', 'pixels', 'labels')
+# Ablations and diagnostics, run with --diagnostics only (outside the benchmark's time budget)
+DIAGNOSTICS = ('dino', 'full_paper', 'full_long', 'full_sharp')
+BACKBONES = ('random', 'mae', 'dino', 'full', 'full_paper', 'scratch', 'full_long', 'full_sharp', 'pixels', 'labels')
 NAMES = dict(random='random init', mae='MAE only', dino='contrastive + KoLeo only',
              full='full (MAE + CLS + KoLeo)', full_paper='full, paper teacher temperature',
+             scratch='full, from-scratch recipe',
              full_long='full, 3x schedule', full_sharp='full, teacher temperature 0.01',
              pixels='raw pixels (reference)', labels='ground-truth features (ceiling)',
              constant='best constant (floor)')
@@ -108,6 +129,7 @@ TASK_HEAD = dict(seg='seg mIoU (%) ↑', normal='normal angle (°) ↓', depth='
 MARK_START, MARK_END = '<!-- pretrain_probe table start -->', '<!-- pretrain_probe table end -->'
 SEMANTIC_MARKS = '<!-- pretrain_semantic table start -->', '<!-- pretrain_semantic table end -->'
 SPREAD_MARKS = '<!-- teacher_spread table start -->', '<!-- teacher_spread table end -->'
+GROUP_MARKS = '<!-- target_groups table start -->', '<!-- target_groups table end -->'
 HEALTH_KEYS = ('loss', 'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', 'teacher_entropy', 'student_entropy',
                'teacher_batch_entropy', 'used_prototypes', 'teacher_spread', 'center_norm', 'lr', 'grad_norm')
 
@@ -143,6 +165,12 @@ SETTINGS = {
                      extra_options=['train_dataloader.batch_size=8']),
 }
 SEMANTIC_BUDGETS = (16, 64)  # labels per class of the semantic probes
+SEMANTIC_FEATURES = dict(pooled='mean-pooled features of all blocks',  # the default; run with every probe
+                         cls='[CLS] token after the last block')  # the DINO head's input: --job semantic_cls:...
+# (variant, reference) pairs of the verdicts: each recipe of the full objective against random init and MAE only,
+# and the from-scratch recipe against the official values
+COMPARISONS = tuple((v, other) for v in ('full', 'full_paper', 'scratch') for other in ('random', 'mae')) + (
+    ('scratch', 'full'), )
 REFERENCES = ('pixels', 'labels')  # fixed features: probed with the first seed only (``reference_seeds``)
 
 
@@ -156,7 +184,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         'work_dirs/pretrain_probe/<setting>)')
     parser.add_argument('--docs', default=None, help='markdown file whose table to update (default '
                         'docs/pretraining.md for the full setting, none for --quick)')
-    parser.add_argument('--diagnostics', action='store_true', help=f'also run the diagnostic variants {DIAGNOSTICS}')
+    parser.add_argument('--diagnostics', action='store_true',
+                        help=f'also run the ablations and diagnostics {DIAGNOSTICS}')
     parser.add_argument('--report', action='store_true', help='only build the table and pictures from the cells')
     parser.add_argument('--health', action='store_true', help='health check: pretrain from scratch with --lever '
                         'and say whether the self-distillation learns (teacher targets on held-out images)')
@@ -209,12 +238,25 @@ def _read_json(path: str) -> dict:
         return json.load(f)
 
 
-def _config():
-    """The pretraining config (``import sapiens2`` first: it resolves the ``sapiens2::`` base configs)."""
+def _config(options: list[str] = ()):
+    """The pretraining config with the ``key=value`` ``options`` merged (``import sapiens2`` first: it resolves the
+    ``sapiens2::`` base configs)."""
     from mmengine.config import Config
 
     import sapiens2  # noqa: F401
-    return Config.fromfile(osp.join(ROOT, CONFIG))
+    cfg = Config.fromfile(osp.join(ROOT, CONFIG))
+    cfg.merge_from_dict(_options_dict(list(options)))
+    return cfg
+
+
+def model_options(backbone: str) -> list[str]:
+    """The ``model.*`` options a backbone is built with: its variant's, a lever cell's (``lever-<name>``, on top of
+    the ``full`` variant) or, for random init, the official values."""
+    if backbone.startswith('lever-'):
+        options = VARIANTS['full']['options'] + lever_options(backbone[len('lever-'):])
+    else:
+        options = VARIANTS[backbone]['options'] if backbone in VARIANTS else OFFICIAL
+    return [o for o in options if o.startswith('model.')]
 
 
 def _cpu_seconds() -> float:
@@ -283,6 +325,7 @@ def job_pretrain(args, variant: str, seed: int) -> None:
     s = args.setting
     work_dir = osp.join(args.work_dir, f'{variant}-s{seed}')
     command = pretrain_command(args, variant, seed)
+    os.makedirs(args.work_dir, exist_ok=True)
     start, cpu = time.perf_counter(), _cpu_seconds()
     with open(osp.join(args.work_dir, f'{variant}-s{seed}.log'), 'w') as log:
         subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
@@ -302,15 +345,7 @@ def _probe_settings(args, seed: int, budget: int):
 
 def _features(args, backbone: str, seed: int):
     """(train, val) features of the labeled set for one probed backbone."""
-    import torch
-
-    from sapiens2_pretrain.dense_probe import (
-        build_frozen_backbone,
-        extract_features,
-        label_features,
-        load_images,
-        pixel_features,
-    )
+    from sapiens2_pretrain.dense_probe import extract_features, label_features, load_images, pixel_features
     _, labeled = data_roots(args.setting)
     size = tuple(args.setting.probe['size'])
     stride = 8  # the tiny backbone's patch size: every probed feature map is on the same 16x12 grid
@@ -319,11 +354,20 @@ def _features(args, backbone: str, seed: int):
     images = [load_images(labeled, split, size) for split in ('train', 'val')]
     if backbone == 'pixels':
         return tuple(pixel_features(x, stride) for x in images)
-    cfg = _config()
+    model = _frozen_backbone(args, backbone, seed)
+    return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
+
+
+def _frozen_backbone(args, backbone: str, seed: int):
+    """The frozen probed backbone (every block as an output): random init, a variant's exported teacher, or
+    ``lever-<name>`` for the teacher of a lever cell."""
+    import torch
+
+    from sapiens2_pretrain.dense_probe import build_frozen_backbone
+    cfg = _config(model_options(backbone))
     checkpoint, prefix = (None if backbone == 'random' else backbone_file(args, backbone, seed)), 'auto'
     if backbone.startswith('lever-'):  # the teacher of a lever cell, in its own pretraining checkpoint
         lever = backbone[len('lever-'):]
-        cfg.merge_from_dict(_options_dict([o for o in lever_options(lever) if o.startswith('model.')]))
         checkpoint = osp.join(args.work_dir, 'health', f'{lever}-s{seed}', f'iter_{args.setting.iters}.pth')
         prefix = 'teacher.backbone.'
     if checkpoint is not None and not osp.isfile(checkpoint):
@@ -331,9 +375,8 @@ def _features(args, backbone: str, seed: int):
                                 'pretraining ran elsewhere. Move its pretraining cell (under <results>/pretrain, or '
                                 '<results>/health for a lever) away to pretrain it again here.')
     torch.manual_seed(seed)
-    model = build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, prefix=prefix, size=size,
-                                  layers=args.setting.probe['layers'])
-    return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
+    return build_frozen_backbone(cfg.model.backbone.to_dict(), checkpoint, prefix=prefix,
+                                 size=tuple(args.setting.probe['size']), layers=args.setting.probe['layers'])
 
 
 def job_probe(args, backbone: str, seed: int) -> None:
@@ -367,8 +410,10 @@ def job_probe(args, backbone: str, seed: int) -> None:
                 settings=dataclasses.asdict(settings), cpu_s=_cpu_seconds() - cpu + feature_cpu))
 
 
-def semantic_json(args, backbone: str, seed: int) -> str:
-    return osp.join(args.results, 'probe', f'{backbone}-s{seed}-semantic.json')
+def semantic_json(args, backbone: str, seed: int, feature: str = 'pooled') -> str:
+    """The semantic cell of one backbone on one feature (``SEMANTIC_FEATURES``)."""
+    suffix = '' if feature == 'pooled' else f'-{feature}'
+    return osp.join(args.results, 'probe', f'{backbone}-s{seed}-semantic{suffix}.json')
 
 
 def semantic_labels(setting: Setting, split: str) -> dict:
@@ -383,26 +428,35 @@ def semantic_labels(setting: Setting, split: str) -> dict:
     return {name: torch.tensor([r[name] for r in rows]) for name in PROPERTY_CLASSES}
 
 
-def job_semantic(args, backbone: str, seed: int, train_feats, val_feats, feature_cpu: float) -> None:
-    """The few-label semantic probes (k-NN and linear, ``SEMANTIC_BUDGETS`` labels per class, subset seeds 0-2) on
-    the mean-pooled dense features (all blocks) of one backbone."""
+def job_semantic(args, backbone: str, seed: int, train_feats, val_feats, feature_cpu: float,
+                 feature: str = 'pooled') -> None:
+    """The few-label semantic probes (k-NN and linear, ``SEMANTIC_BUDGETS`` labels per class, subset seeds 0-2) of
+    one backbone on (N, C) features, or on (N, C, h, w) maps mean-pooled over the grid."""
     from sapiens2_pretrain.semantic_probe import semantic_probe
     cpu = _cpu_seconds()
-    results = semantic_probe(train_feats.mean((2, 3)), semantic_labels(args.setting, 'train'),
-                             val_feats.mean((2, 3)), semantic_labels(args.setting, 'val'), SEMANTIC_BUDGETS)
-    _write_json(semantic_json(args, backbone, seed), dict(
-        backbone=backbone, seed=seed, feature='mean-pooled features of all blocks', results=results,
+    train_feats, val_feats = (f.mean((2, 3)) if f.dim() == 4 else f for f in (train_feats, val_feats))
+    results = semantic_probe(train_feats, semantic_labels(args.setting, 'train'),
+                             val_feats, semantic_labels(args.setting, 'val'), SEMANTIC_BUDGETS)
+    _write_json(semantic_json(args, backbone, seed, feature), dict(
+        backbone=backbone, seed=seed, feature=SEMANTIC_FEATURES[feature], results=results,
         cpu_s=_cpu_seconds() - cpu + feature_cpu))
 
 
-def job_semantic_only(args, backbone: str, seed: int) -> None:
-    """Only the semantic probes of one backbone (``--job semantic:BACKBONE:SEED``, no dense probe): a probed
-    backbone, or ``lever-<name>`` for the teacher of a lever cell."""
-    if osp.isfile(semantic_json(args, backbone, seed)):
+def job_semantic_only(args, backbone: str, seed: int, feature: str = 'pooled') -> None:
+    """Only the semantic probes of one backbone (``--job semantic:BACKBONE:SEED``, or ``semantic_cls:...`` on the
+    [CLS] token; no dense probe): a probed backbone, or ``lever-<name>`` for the teacher of a lever cell."""
+    from sapiens2_pretrain.dense_probe import extract_cls_features, load_images
+    if osp.isfile(semantic_json(args, backbone, seed, feature)):
         return
     cpu = _cpu_seconds()
-    train_feats, val_feats = _features(args, backbone, seed)
-    job_semantic(args, backbone, seed, train_feats, val_feats, _cpu_seconds() - cpu)
+    if feature == 'pooled':
+        train_feats, val_feats = _features(args, backbone, seed)
+    else:
+        _, labeled = data_roots(args.setting)
+        model = _frozen_backbone(args, backbone, seed)
+        train_feats, val_feats = (extract_cls_features(model, load_images(labeled, split, tuple(
+            args.setting.probe['size']))) for split in ('train', 'val'))
+    job_semantic(args, backbone, seed, train_feats, val_feats, _cpu_seconds() - cpu, feature)
 
 
 # ------------------------------------------------------------------------------------- health and levers
@@ -445,8 +499,7 @@ def job_health(args, lever: str, seed: int = 0) -> dict:
     with open(work_dir + '.log', 'w') as log:
         subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
     train_cpu = _cpu_seconds() - cpu
-    cfg = _config()
-    cfg.merge_from_dict(_options_dict(DINO_TEACHER_TEMP + [o for o in lever_options(lever) if o.startswith('model.')]))
+    cfg = _config(model_options(f'lever-{lever}'))
     model = _load_pretrainer(cfg, osp.join(work_dir, f'iter_{args.setting.iters}.pth'))
     _, x = _val_images(args, min(HEALTH_IMAGES, args.setting.labeled['num_val']))
     health = target_health(teacher_targets(model, x))
@@ -477,12 +530,15 @@ def health_table(cells: list[dict]) -> str:
             why = 'no lever passed to combine' if name == 'combined' and not COMBINED else 'time'
             lines.append(f'| {title} | not run ({why}) | | | | |')
             continue
-        marks = {r['name']: ('' if r['passed'] else ' ✗') for r in cell['verdict']}
+        trained = bool(lever_weights(name)['dino'])  # without a DINO loss the head is never trained: no verdict
+        marks = {r['name']: ('' if r['passed'] or not trained else ' ✗') for r in cell['verdict']}
         h = cell['health']
         failed = [r['name'] for r in cell['verdict'] if not r['passed']]
+        verdict = ('pass' if not failed else 'fail (' + ', '.join(failed) + ')') if trained else \
+            'none: no DINO loss, the head is untrained'
         lines.append(f'| {title} | {h["entropy"]:.3f}{marks["entropy"]} | '
                      f'{h["usage"]:.3f}{marks["usage"]} | {h["batch_entropy"]:.3f}{marks["batch_entropy"]} | '
-                     f'{"pass" if not failed else "fail (" + ", ".join(failed) + ")"} | {cell["cpu_s"] / 60:.1f} |')
+                     f'{verdict} | {cell["cpu_s"] / 60:.1f} |')
     return '\n'.join(lines)
 
 
@@ -493,6 +549,9 @@ def run_health(args) -> None:
           f'images, {cell["cpu_s"] / 60:.1f} CPU-minutes):')
     print(format_verdict(cell['verdict']))
     failed = [r for r in cell['verdict'] if not r['passed']]
+    if not lever_weights(args.lever)['dino']:
+        print('verdict: none (no DINO loss: the head is untrained, so its targets say nothing)')
+        return
     print('verdict: ' + ('PASS: the self-distillation learns' if not failed else
                          'FAIL: ' + '; '.join(f'{r["name"]}: {r["reason"]}' for r in failed)))
 
@@ -534,8 +593,8 @@ def run_job(args, job: str) -> None:
         job_pretrain(args, rest[0], int(rest[1]))
     elif kind == 'probe':
         job_probe(args, rest[0], int(rest[1]))
-    elif kind == 'semantic':
-        job_semantic_only(args, rest[0], int(rest[1]))
+    elif kind in ('semantic', 'semantic_cls'):
+        job_semantic_only(args, rest[0], int(rest[1]), 'pooled' if kind == 'semantic' else 'cls')
     else:
         raise ValueError(f'unknown job {job!r}')
 
@@ -626,6 +685,22 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else 0.0
 
 
+def probed_backbones(args) -> list[str]:
+    """The benchmark's backbones, then the teachers of the lever cells that have dense probes (``--job
+    probe:lever-<name>:0``, outside the plan)."""
+    return list(BACKBONES) + [f'lever-{name}' for name in LEVERS if any(
+        osp.isfile(probe_json(args, f'lever-{name}', 0, t, b)) for t in TASKS for b in args.setting.budgets)]
+
+
+def _cost_kind(backbone: str) -> str:
+    """Which line of the CPU-time sum a backbone's probes go to: the plan's or the diagnostics'."""
+    return 'probe' if backbone in BACKBONES and backbone not in DIAGNOSTICS else 'diagnostics'
+
+
+def display_name(backbone: str) -> str:
+    return NAMES.get(backbone) or f'lever cell: {lever_name(backbone[len("lever-"):])} (teacher)'
+
+
 def collect(args) -> dict:
     """{(backbone, task, budget): [values over seeds]}, constants and CPU seconds from the cell files."""
     s = args.setting
@@ -635,7 +710,7 @@ def collect(args) -> dict:
     for path in glob.glob(osp.join(args.results, 'pretrain', '*.json')):
         cell = _read_json(path)
         cpu['diagnostics' if cell['variant'] in DIAGNOSTICS else 'pretrain'] += cell['cpu_s']
-    for backbone in BACKBONES:
+    for backbone in probed_backbones(args):
         for task in TASKS:
             for budget in s.budgets:
                 cells = [probe_json(args, backbone, seed, task, budget) for seed in s.seeds]
@@ -643,23 +718,23 @@ def collect(args) -> dict:
                 if cells:
                     values[backbone, task, budget] = [c['value'] for c in cells]
                     constants[task, budget] = cells[0]['constant_baseline']
-                    cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += sum(c['cpu_s'] for c in cells)
+                    cpu[_cost_kind(backbone)] += sum(c['cpu_s'] for c in cells)
         for seed in planned_seeds(s, backbone):  # the semantic probes of the backbone
             if osp.isfile(semantic_json(args, backbone, seed)):
-                cpu['diagnostics' if backbone in DIAGNOSTICS else 'probe'] += _read_json(
+                cpu[_cost_kind(backbone)] += _read_json(
                     semantic_json(args, backbone, seed))['cpu_s']
     return dict(values=values, constants=constants, cpu=cpu)
 
 
-def collect_semantic(args) -> dict:
-    """{(backbone, property, budget, method): [accuracy per backbone seed, averaged over the label subsets]}, with
-    the property ``mean`` (the mean over the properties) added."""
+def collect_semantic(args, feature: str = 'pooled') -> dict:
+    """{(backbone, property, budget, method): [accuracy per backbone seed, averaged over the label subsets]} on one
+    feature, with the property ``mean`` (the mean over the properties) added."""
     import numpy as np
     values = {}
-    levers = [f'lever-{name}' for name in LEVERS if osp.isfile(semantic_json(args, f'lever-{name}', 0))]
+    levers = [f'lever-{name}' for name in LEVERS if osp.isfile(semantic_json(args, f'lever-{name}', 0, feature))]
     for backbone in list(BACKBONES) + levers:
         for seed in args.setting.seeds:
-            path = semantic_json(args, backbone, seed)
+            path = semantic_json(args, backbone, seed, feature)
             if not osp.isfile(path):
                 continue
             results = _read_json(path)['results']
@@ -672,16 +747,23 @@ def collect_semantic(args) -> dict:
 
 
 def semantic_table(args) -> str:
-    """Markdown table of the semantic probes: k-NN / linear accuracy (%) per property and labels per class, and
-    the full objective against MAE only and random init on the mean over the properties."""
+    """Markdown tables of the semantic probes, one per feature that has cells: k-NN / linear accuracy (%) per
+    property and labels per class, and the comparisons (``COMPARISONS``) on the mean over the properties."""
     from sapiens2.datasets.synthhumans.properties import PROPERTY_CLASSES
-    values = collect_semantic(args)
-    names = list(PROPERTY_CLASSES) + ['mean']
-    head = ' | '.join(f'{n} @{b}' for b in SEMANTIC_BUDGETS for n in names)
+    chance = ', '.join(f'{n} {100 / len(c):.0f} %' for n, c in PROPERTY_CLASSES.items())
     lines = ['k-NN / linear-probe accuracy (%) with 16 and 64 labels per class; mean ± std over the backbone seeds '
-             'run (each the mean of 3 label subsets). Chance: ' + ', '.join(
-                 f'{n} {100 / len(c):.0f} %' for n, c in PROPERTY_CLASSES.items()) + '.', '',
-             f'| backbone | {head} |', '|---|' + '---|' * (len(names) * len(SEMANTIC_BUDGETS))]
+             f'run (each the mean of 3 label subsets). Chance: {chance}.']
+    for feature, description in SEMANTIC_FEATURES.items():
+        values = collect_semantic(args, feature)
+        if values:
+            lines += ['', f'**On the {description}**', '', _semantic_rows(values, list(PROPERTY_CLASSES) + ['mean'])]
+    return '\n'.join(lines)
+
+
+def _semantic_rows(values: dict, names: list[str]) -> str:
+    """The accuracy table of one feature and, under it, the table of the comparisons."""
+    head = ' | '.join(f'{n} @{b}' for b in SEMANTIC_BUDGETS for n in names)
+    lines = [f'| backbone | {head} |', '|---|' + '---|' * (len(names) * len(SEMANTIC_BUDGETS))]
     for backbone in list(BACKBONES) + [f'lever-{name}' for name in LEVERS]:
         if (backbone, 'mean', SEMANTIC_BUDGETS[0], 'knn') not in values:
             continue
@@ -693,20 +775,27 @@ def semantic_table(args) -> str:
                     mean, std = _stats(values[backbone, name, budget, method])
                     parts.append(f'{100 * mean:.1f}' + (f' ± {100 * std:.1f}' if std else ''))
                 cells.append(' / '.join(parts))
-        name = NAMES.get(backbone) or f'lever cell: {lever_name(backbone[len("lever-"):])} (teacher)'
-        lines.append(f'| {name} | ' + ' | '.join(cells) + ' |')
-    for other in ('mae', 'random'):
-        for budget in SEMANTIC_BUDGETS:
-            for method in ('knn', 'linear'):
-                full, ref = values.get(('full', 'mean', budget, method)), values.get((other, 'mean', budget, method))
-                if not full or not ref:
-                    continue
-                (mf, sf), (mr, sr) = _stats(full), _stats(ref)
-                sigma = max(sf, sr) if min(len(full), len(ref)) > 1 else 0.0
-                ratio = f'{(mf - mr) / sigma:.1f} std' if sigma else 'one seed'
-                lines.append(f'\nFull objective vs {NAMES[other]}, mean over properties, {method} @{budget}: '
-                             f'{100 * (mf - mr):+.1f} points ({ratio}){" ✓" if sigma and mf - mr > 3 * sigma else ""}.')
+        lines.append(f'| {display_name(backbone)} | ' + ' | '.join(cells) + ' |')
+    columns = [(budget, method) for budget in SEMANTIC_BUDGETS for method in ('knn', 'linear')]
+    lines += ['', 'Differences of the mean over the properties (points; in brackets in seed std, ✓ beyond 3 std):', '',
+              '| comparison | ' + ' | '.join(f'{method} @{budget}' for budget, method in columns) + ' |',
+              '|---|' + '---|' * len(columns)]
+    for first, other in COMPARISONS:
+        cells = [_semantic_difference(values.get((first, 'mean', budget, method)),
+                                      values.get((other, 'mean', budget, method))) for budget, method in columns]
+        if any(cells):
+            lines.append(f'| {NAMES[first]} vs {NAMES[other]} | ' + ' | '.join(c or '–' for c in cells) + ' |')
     return '\n'.join(lines)
+
+
+def _semantic_difference(first: list | None, other: list | None) -> str:
+    """``first`` minus ``other`` in points, with its size in seed std (empty when one side is missing)."""
+    if not first or not other:
+        return ''
+    (mf, sf), (mr, sr) = _stats(first), _stats(other)
+    sigma = max(sf, sr) if min(len(first), len(other)) > 1 else 0.0
+    size = f'{(mf - mr) / sigma:.1f}' if sigma else 'one seed'
+    return f'{100 * (mf - mr):+.1f} ({size}){" ✓" if sigma and mf - mr > 3 * sigma else ""}'
 
 
 def _fmt(task: str, value: float) -> str:
@@ -722,7 +811,7 @@ def verdicts(args, results: dict) -> list[dict]:
     """Full objective vs random init and vs MAE only, per task and budget: difference and its size in seed std
     (the larger of the two standard deviations; none unless both sides have at least two seeds)."""
     rows = []
-    for full_name, other in (('full', 'random'), ('full', 'mae'), ('full_paper', 'random'), ('full_paper', 'mae')):
+    for full_name, other in COMPARISONS:
         for task in TASKS:
             for budget in args.setting.budgets:
                 full = results['values'].get((full_name, task, budget))
@@ -738,9 +827,11 @@ def verdicts(args, results: dict) -> list[dict]:
 
 
 def planned_seeds(s: Setting, backbone: str) -> tuple:
-    """The seeds a backbone is probed with in a setting."""
+    """The seeds a backbone is probed with in a setting (a lever cell's teacher: seed 0)."""
     if backbone in REFERENCES:
         return s.reference_seeds
+    if backbone.startswith('lever-'):
+        return (0, )
     return s.variant_seeds.get(backbone, s.seeds)
 
 
@@ -749,7 +840,7 @@ def table(args, results: dict) -> str:
     head = '| backbone | ' + ' | '.join(f'{TASK_HEAD[t]} @{b}' for t in TASKS for b in s.budgets) + ' |'
     lines = ['Mean ± seed std over the seeds run; "(k/n seeds)" marks a cell with fewer seeds than planned, '
              '"not run" one that has no result yet.', '', head, '|---|' + '---|' * (len(TASKS) * len(s.budgets))]
-    for backbone in BACKBONES:
+    for backbone in probed_backbones(args):
         planned = len(planned_seeds(s, backbone))
         cells = []
         for task in TASKS:
@@ -762,7 +853,7 @@ def table(args, results: dict) -> str:
                 spread = f' ± {100 * std:.1f}' if task == 'seg' else f' ± {_fmt(task, std)}'
                 count = f' ({len(vals)}/{planned} seeds)' if len(vals) < planned else ''
                 cells.append(f'{_fmt(task, mean)}{spread if len(vals) > 1 else ""}{count}')
-        lines.append(f'| {NAMES[backbone]} | ' + ' | '.join(cells) + ' |')
+        lines.append(f'| {display_name(backbone)} | ' + ' | '.join(cells) + ' |')
     constants = [_fmt(t, results['constants'][t, b]) if (t, b) in results['constants'] else '–' for t in TASKS
                  for b in s.budgets]
     lines.append(f'| {NAMES["constant"]} | ' + ' | '.join(constants) + ' |')
@@ -816,9 +907,9 @@ def plot_health(args, out: str) -> None:
               ('loss_dino', 'weighted DINO loss'), ('teacher_spread', 'teacher logit spread between images')]
     fig, axes = plt.subplots(3, 3, figsize=(14, 10))
     colours = dict(mae='tab:blue', dino='tab:orange', full='tab:green', full_paper='tab:red', full_long='tab:purple',
-                   full_sharp='tab:brown')
+                   full_sharp='tab:brown', scratch='black')
     styles = ['-', '--', ':']
-    log_k = math.log(_config().model.dino_head.num_prototypes)
+    num_prototypes = {_config(model_options(v)).model.dino_head.num_prototypes for v in VARIANTS}
     for path in sorted(glob.glob(osp.join(args.results, 'pretrain', '*.json'))):
         cell = _read_json(path)
         for ax, (key, _) in zip(axes.flat, panels):
@@ -830,13 +921,14 @@ def plot_health(args, out: str) -> None:
         ax.set_title(title, fontsize=10)
         ax.set_xlabel('iteration')
         if 'entropy' in key:
-            ax.axhline(log_k, color='grey', lw=0.8, ls='--')
-            ax.text(0, log_k, ' log K (uniform)', va='bottom', fontsize=8, color='grey')
+            for k in sorted(num_prototypes):
+                ax.axhline(math.log(k), color='grey', lw=0.8, ls='--')
+                ax.text(0, math.log(k), f' log {k} (uniform)', va='bottom', fontsize=8, color='grey')
     axes.flat[1].legend(fontsize=7)  # the KoLeo panel has every run
-    fig.suptitle('Sapiens2 tiny pretraining on SynthHumans 128x96: training health (mae = MAE only, dino = '
-                 'contrastive + KoLeo only, full = joint objective;\nfull_paper: paper teacher temperature, full_long: '
-                 '3x schedule, full_sharp: teacher temperature 0.01; the spread panel has the runs logged after it '
-                 'was added)')
+    fig.suptitle('Sapiens2 tiny pretraining on SynthHumans 128x96: training health\n'
+                 'mae = MAE only, dino = contrastive + KoLeo only, full = joint objective, full_paper: paper teacher '
+                 'temperature,\nfull_long: 3x schedule, full_sharp: teacher temperature 0.01, scratch: the '
+                 'from-scratch recipe (the spread panel has the runs logged after it was added)')
     fig.tight_layout()
     fig.savefig(out, dpi=80)
     plt.close(fig)
@@ -890,10 +982,9 @@ def plot_reconstruction(args, out: str, num: int = 6) -> None:
     from sapiens2_pretrain.reconstruction import mae_reconstruction
     images, x = _val_images(args, num)
     mean, std = torch.tensor(MEAN).view(1, 3, 1, 1), torch.tensor(STD).view(1, 3, 1, 1)
-    cfg = _config()
     rows = [images]
     for variant in ('mae', 'full'):
-        model = _seed0_model(args, cfg, variant)
+        model = _seed0_model(args, _config(model_options(variant)), variant)
         if model is None:
             continue
         mask, recon = mae_reconstruction(model, x, torch.Generator().manual_seed(0))
@@ -919,13 +1010,13 @@ def teacher_spread(args, num: int = 64) -> str:
     import torch
     _quiet_mmengine()
     _, x = _val_images(args, num)
-    cfg = _config()
     lines = ['| teacher | temperature | [CLS]: varying part / norm | bottleneck: mean distance to the mean | '
              'logit spread | logit spread / temperature | target entropy / log K |', '|---|---|---|---|---|---|---|']
     runs = [('at initialisation (seed 0)', None, 'full')] + [
         (f'{NAMES[v]}, after {variant_iters(args.setting, v)} iterations', v, v if VARIANTS[v]['weights']['dino']
          else 'full') for v in VARIANTS]  # MAE only trains no DINO head: shown at the contrastive runs' temperature
     for name, variant, temp_of in runs:
+        cfg = _config(model_options(variant or 'full'))
         model = _seed0_model(args, cfg, variant)
         if model is None:
             continue
@@ -943,6 +1034,49 @@ def teacher_spread(args, num: int = 64) -> str:
     return '\n'.join(lines)
 
 
+def _terciles(values):
+    """Class 0-2 of each value of a 1-D tensor: below, between or above its 1/3 and 2/3 quantiles."""
+    import torch
+    return torch.bucketize(values, torch.quantile(values, torch.tensor([1 / 3, 2 / 3])))
+
+
+def target_groups(args, shuffles: int = 20) -> str:
+    """Markdown table: what the teacher targets group the held-out images by. For each seed-0 run with a DINO head
+    whose checkpoint is here (variants, then lever cells): the normalised mutual information of each image's arg-max
+    prototype with each scene property and with two image statistics (terciles of the brightness and of the colour
+    cast, mean blue minus mean red), next to its level for a shuffled arg-max (chance)."""
+    import torch
+
+    from sapiens2.datasets.synthhumans.properties import PROPERTY_CLASSES
+    from sapiens2_pretrain.health import normalized_mutual_information, target_health, teacher_targets
+    _quiet_mmengine()
+    num = min(HEALTH_IMAGES, args.setting.labeled['num_val'])
+    images, x = _val_images(args, num)
+    groups = {name: labels[:num] for name, labels in semantic_labels(args.setting, 'val').items()}
+    groups.update(brightness=_terciles(images.mean((1, 2, 3))),
+                  colour_cast=_terciles(images[:, 2].mean((1, 2)) - images[:, 0].mean((1, 2))))
+    runs = [(NAMES[v], model_options(v), osp.join(args.work_dir, f'{v}-s0',
+                                                  f'iter_{variant_iters(args.setting, v)}.pth'))
+            for v in VARIANTS if VARIANTS[v]['weights']['dino']]
+    runs += [(f'lever cell: {lever_name(lever)}', model_options(f'lever-{lever}'),
+              osp.join(args.work_dir, 'health', f'{lever}-s0', f'iter_{args.setting.iters}.pth'))
+             for lever in LEVERS if lever_weights(lever)['dino']]
+    lines = ['| teacher (seed 0) | target entropy / log K | distinct arg-max | ' + ' | '.join(
+        f'NMI: {name}' for name in groups) + ' | NMI of a shuffled arg-max (chance) |', '|---|' + '---|' * (
+        len(groups) + 3)]
+    g = torch.Generator().manual_seed(0)
+    for name, options, checkpoint in runs:
+        if not osp.isfile(checkpoint):
+            continue
+        probs = teacher_targets(_load_pretrainer(_config(options), checkpoint), x)
+        top = probs.argmax(1)
+        chance = sum(normalized_mutual_information(top[torch.randperm(num, generator=g)], groups[p])
+                     for p in PROPERTY_CLASSES for _ in range(shuffles)) / (shuffles * len(PROPERTY_CLASSES))
+        lines.append(f'| {name} | {target_health(probs)["entropy"]:.3f} | {len(top.unique())} | ' + ' | '.join(
+            f'{normalized_mutual_information(top, labels):.3f}' for labels in groups.values()) + f' | {chance:.3f} |')
+    return '\n'.join(lines)
+
+
 def report(args) -> str:
     results = collect(args)
     text = table(args, results)
@@ -953,6 +1087,7 @@ def report(args) -> str:
         update_docs(args.docs, text)
         update_docs(args.docs, semantic, SEMANTIC_MARKS)
         update_docs(args.docs, teacher_spread(args), SPREAD_MARKS)
+        update_docs(args.docs, target_groups(args), GROUP_MARKS)
         images = osp.join(osp.dirname(args.docs), 'images')
         os.makedirs(images, exist_ok=True)
         plot_health(args, osp.join(images, 'pretraining_health.png'))

@@ -218,6 +218,23 @@ def extract_features(backbone: nn.Module, images: Tensor, layers: str = 'all', b
     return torch.cat(feats)
 
 
+@torch.no_grad()
+def extract_cls_features(backbone: nn.Module, images: Tensor, batch_size: int = 32) -> Tensor:
+    """Frozen [CLS] token (N, C) of BGR uint8 images after the last block and its norm: the feature the DINO head
+    reads in pretraining. ``backbone`` is a Sapiens2 backbone with a [CLS] token, e.g. from ``build_frozen_backbone``
+    (its output settings are restored afterwards)."""
+    if getattr(backbone, 'cls_token', None) is None:
+        raise ValueError(f'{type(backbone).__name__} has no [CLS] token: use extract_features for pooled features')
+    settings = backbone.out_type, backbone.out_indices
+    backbone.out_type, backbone.out_indices = 'cls_token', [backbone.num_layers - 1]
+    try:
+        device = next(backbone.parameters()).device
+        return torch.cat([backbone(_normalise(images[i:i + batch_size].to(device)))[0].float().cpu()
+                          for i in range(0, images.shape[0], batch_size)])  # (N, C)
+    finally:
+        backbone.out_type, backbone.out_indices = settings
+
+
 def pixel_features(images: Tensor, stride: int) -> Tensor:
     """Reference features: the normalised pixels of each ``stride`` x ``stride`` patch stacked as channels
     (N, 3 * stride**2, H / stride, W / stride)."""

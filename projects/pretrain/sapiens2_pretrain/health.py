@@ -72,6 +72,24 @@ def teacher_targets(model: nn.Module, images: Tensor, batch_size: int = 64) -> T
     return torch.softmax((logits.float() - loss.center) / loss.teacher_temp_final, dim=-1)
 
 
+def normalized_mutual_information(a: Tensor, b: Tensor) -> float:
+    """How much two labelings of the same N images (integer class indices) agree, from 0 (independent) to 1 (the
+    same grouping up to renaming): mutual information / sqrt(entropy(a) * entropy(b)); 0 when either is constant.
+    Used to ask what the teacher targets group images by (their arg-max prototype against a known property)."""
+    _, a = a.flatten().unique(return_inverse=True)
+    _, b = b.flatten().unique(return_inverse=True)
+    joint = torch.zeros(int(a.max()) + 1, int(b.max()) + 1, dtype=torch.float64)
+    joint.index_put_((a, b), torch.ones_like(a, dtype=torch.float64), accumulate=True)
+    joint /= a.numel()
+    pa, pb = joint.sum(1), joint.sum(0)
+    ha, hb = _entropy(pa).item(), _entropy(pb).item()
+    if ha <= 0 or hb <= 0:
+        return 0.0
+    nonzero = joint > 0
+    mi = (joint[nonzero] * (joint[nonzero] / (pa[:, None] * pb[None, :])[nonzero]).log()).sum().item()
+    return max(mi, 0.0) / math.sqrt(ha * hb)
+
+
 def format_verdict(rows: list[dict]) -> str:
     """Markdown table of :func:`health_verdict` rows."""
     lines = ['| measure | value | pass mark | verdict |', '|---|---|---|---|']

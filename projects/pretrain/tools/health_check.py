@@ -54,6 +54,9 @@ def main(argv=None) -> int:
     cfg = Config.fromfile(args.config)
     if args.cfg_options:
         cfg.merge_from_dict(args.cfg_options)
+    if cfg.model.get('loss_weights', {}).get('dino', 1.0) == 0:
+        raise ValueError(f'{args.config} trains no self-distillation (model.loss_weights.dino=0): its DINO head is '
+                         'never trained, so its targets say nothing; check a config with a DINO loss')
     paths = find_images(args.images)[:args.num_images]
     if len(paths) < 2:
         raise ValueError(f'{args.images} holds {len(paths)} images; the health check needs at least 2 (256 '

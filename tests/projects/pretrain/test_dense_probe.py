@@ -17,9 +17,11 @@ from sapiens2_pretrain.dense_probe import (
     ProbeSettings,
     _accumulate,
     _finalise,
+    _normalise,
     build_frozen_backbone,
     constant_baseline,
     constant_output,
+    extract_cls_features,
     extract_features,
     label_features,
     load_targets,
@@ -214,6 +216,25 @@ def test_exported_and_training_checkpoints_load_into_the_probe(tiny_pretrainer, 
     for checkpoint, key_prefix in ((exported, 'auto'), (training, prefix)):
         probe = build_frozen_backbone(cfg, checkpoint, key_prefix, size=(64, 48), layers='last')
         torch.testing.assert_close(extract_features(probe, images, 'last'), want)
+
+
+def test_cls_features_are_what_the_dino_head_reads_and_the_backbone_keeps_its_outputs(tiny_pretrainer, tmp_path,
+                                                                                        one_thread):
+    model = tiny_pretrainer()
+    exported = str(tmp_path / 'teacher.safetensors')
+    export_backbone(model.state_dict(), exported, source='teacher')
+    images = torch.randint(0, 256, (3, 3, 64, 48), dtype=torch.uint8)
+    probe = build_frozen_backbone(dict(type='Sapiens2', arch='sapiens2_nano', img_size=(64, 48)), exported,
+                                  size=(64, 48), layers='all')
+    dense = extract_features(probe, images, 'all')
+    cls = extract_cls_features(probe, images, batch_size=2)
+    with torch.no_grad():
+        want = model.teacher['backbone'](_normalise(images))[0][:, 0]  # (N, C): the DINO head's input
+    torch.testing.assert_close(cls, want)
+    assert cls.shape == (3, 64) and not torch.allclose(cls[0], cls[1])
+    torch.testing.assert_close(extract_features(probe, images, 'all'), dense)  # out_type and indices restored
+    with pytest.raises(ValueError, match='no \\[CLS\\] token'):
+        extract_cls_features(build_frozen_backbone(_nano_cfg(with_cls_token=False), size=(32, 24)), images)
 
 
 def _configs():

@@ -40,6 +40,21 @@ def test_large_config_recipe_and_official_export_layout(size):
     assert {k: list(v.shape) for k, v in exported.items()} == reference
 
 
+def test_the_tiny_config_pretrains_from_scratch_and_the_others_keep_the_official_values():
+    import inspect
+
+    from sapiens2.models.backbones.sapiens2 import Sapiens2
+    tiny = _config('sapiens2_tiny_pretrain_synthhumans-128x96.py').model
+    assert tiny.backbone.layer_scale_init_value == 1.0 and tiny.dino_head.num_prototypes == 64
+    assert (tiny.dino_loss.warmup_teacher_temp, tiny.dino_loss.teacher_temp) == (0.02, 0.02)
+    official = inspect.signature(Sapiens2).parameters['layer_scale_init_value'].default
+    for name in [f'sapiens2_{size}_pretrain_humans-1024x768.py' for size in SIZES] + [
+            'sapiens2_nano_pretrain_synthhumans-128x96.py']:
+        cfg = _config(name)
+        assert cfg.model.backbone.get('layer_scale_init_value', official) == official == 1e-4
+        assert (cfg.model.dino_loss.warmup_teacher_temp, cfg.model.dino_loss.teacher_temp) == (0.065, 0.07)
+
+
 def test_optimizer_groups_skip_teacher_and_exempt_norms_biases_tokens(tiny_pretrainer):
     cfg = _config('sapiens2_nano_pretrain_synthhumans-128x96.py')
     model = tiny_pretrainer()

@@ -7,6 +7,7 @@ from sapiens2_pretrain.health import (
     format_verdict,
     health_passed,
     health_verdict,
+    normalized_mutual_information,
     target_health,
     teacher_targets,
 )
@@ -57,6 +58,18 @@ def test_target_health_rejects_a_single_image():
         target_health(torch.ones(1, 4) / 4)
 
 
+def test_normalized_mutual_information_by_hand_and_its_limits():
+    a = torch.tensor([0, 0, 1, 1])
+    assert normalized_mutual_information(a, torch.tensor([7, 7, 3, 3])) == pytest.approx(1.0)  # renamed classes
+    assert normalized_mutual_information(a, torch.tensor([0, 1, 0, 1])) == pytest.approx(0.0)  # independent
+    assert normalized_mutual_information(a, torch.tensor([5, 5, 5, 5])) == 0.0  # one labeling is constant
+    # a = (0, 0, 1, 1), b = (0, 1, 2, 2): I = H(a) = log 2, H(b) = 1.5 log 2 -> 1 / sqrt(1.5)
+    assert normalized_mutual_information(a, torch.tensor([0, 1, 2, 2])) == pytest.approx(1.5 ** -0.5)
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randint(0, 8, (4000,), generator=g), torch.randint(0, 3, (4000,), generator=g)
+    assert normalized_mutual_information(x, y) < 0.01
+
+
 def test_teacher_targets_of_a_fresh_pretrainer_are_the_same_for_every_image(tiny_pretrainer):
     """At initialisation (LayerScale 1e-4, centre 0) the teacher's output hardly depends on the image: collapse."""
     model = tiny_pretrainer().eval()
@@ -103,6 +116,8 @@ def test_health_check_tool_on_a_fresh_checkpoint(tmp_path, capsys):
     out = capsys.readouterr().out
     assert 'teacher targets of 6 images (256 prototypes)' in out and 'verdict: FAIL' in out
     assert all(f'| {m} |' in out for m in ('entropy', 'usage', 'batch_entropy'))
+    with pytest.raises(ValueError, match='trains no self-distillation'):
+        tool.main([config, str(tmp_path / 'fresh.pth'), str(tmp_path), '--cfg-options', 'model.loss_weights.dino=0'])
     (tmp_path / 'broken.png').write_bytes(b'')
     with pytest.raises(ValueError, match='broken.png is not a readable image'):
         tool.main([config, str(tmp_path / 'fresh.pth'), str(tmp_path)])

@@ -56,8 +56,7 @@ def test_tiny_pretraining_loss_falls(pretrain_run):
 @pytest.mark.slow
 def test_export_cli_and_dense_probe_ranking(pretrain_run, synthhumans_root, tmp_path, one_thread):
     exported = str(tmp_path / 'nano_pretrain.safetensors')
-    _run(['projects/pretrain/tools/export_backbone.py', pretrain_run['checkpoint'], exported, '--source', 'teacher'],
-         timeout=60)
+    _run(['projects/pretrain/tools/export_backbone.py', pretrain_run['checkpoint'], exported, '--source', 'teacher'])
     out = tmp_path / 'probe.json'
     _run(['tools/dense_probe.py', CONFIG, '--checkpoint', exported, '--task', 'seg', '--data-root', synthhumans_root,
           '--size', '128', '96', '--steps', '200', '--out', str(out)])
