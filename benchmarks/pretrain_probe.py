@@ -368,7 +368,7 @@ def _frozen_backbone(args, backbone: str, seed: int):
     checkpoint, prefix = (None if backbone == 'random' else backbone_file(args, backbone, seed)), 'auto'
     if backbone.startswith('lever-'):  # the teacher of a lever cell, in its own pretraining checkpoint
         lever = backbone[len('lever-'):]
-        checkpoint = osp.join(args.work_dir, 'health', f'{lever}-s{seed}', f'iter_{args.setting.iters}.pth')
+        checkpoint = lever_checkpoint(args, lever, seed)
         prefix = 'teacher.backbone.'
     if checkpoint is not None and not osp.isfile(checkpoint):
         raise FileNotFoundError(f'{checkpoint} is missing, so {backbone} (seed {seed}) cannot be probed: its '
@@ -464,6 +464,20 @@ def health_json(args, lever: str, seed: int = 0) -> str:
     return osp.join(args.health_results, f'{lever}-s{seed}.json')
 
 
+def lever_work_dir(args, lever: str, seed: int = 0) -> str:
+    return osp.join(args.work_dir, 'health', f'{lever}-s{seed}')
+
+
+def lever_checkpoint(args, lever: str, seed: int = 0) -> str:
+    """The final pretraining checkpoint of a lever cell (its teacher is ``lever-<name>``'s probed backbone)."""
+    return osp.join(lever_work_dir(args, lever, seed), f'iter_{args.setting.iters}.pth')
+
+
+def variant_checkpoint(args, variant: str, seed: int) -> str:
+    """The final pretraining checkpoint of a variant's run."""
+    return osp.join(args.work_dir, f'{variant}-s{seed}', f'iter_{variant_iters(args.setting, variant)}.pth')
+
+
 def lever_weights(lever: str) -> dict:
     """The loss weights of a lever (of the first lever of ``COMBINED`` that sets them, for ``combined``)."""
     names = COMBINED if lever == 'combined' else [lever]
@@ -491,7 +505,7 @@ def job_health(args, lever: str, seed: int = 0) -> dict:
     if osp.isfile(path):
         return _read_json(path)
     ensure_data(args.setting)
-    work_dir = osp.join(args.work_dir, 'health', f'{lever}-s{seed}')
+    work_dir = lever_work_dir(args, lever, seed)
     command = pretrain_command(args, 'full', seed, work_dir=work_dir, weights=lever_weights(lever),
                                extra=tuple(lever_options(lever)))
     start, cpu = time.perf_counter(), _cpu_seconds()
@@ -500,7 +514,7 @@ def job_health(args, lever: str, seed: int = 0) -> dict:
         subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
     train_cpu = _cpu_seconds() - cpu
     cfg = _config(model_options(f'lever-{lever}'))
-    model = _load_pretrainer(cfg, osp.join(work_dir, f'iter_{args.setting.iters}.pth'))
+    model = _load_pretrainer(cfg, lever_checkpoint(args, lever, seed))
     _, x = _val_images(args, min(HEALTH_IMAGES, args.setting.labeled['num_val']))
     health = target_health(teacher_targets(model, x))
     cell = dict(lever=lever, seed=seed, options=lever_options(lever), weights=lever_weights(lever),
@@ -788,14 +802,20 @@ def _semantic_rows(values: dict, names: list[str]) -> str:
     return '\n'.join(lines)
 
 
+def _seed_difference(first: list[float], other: list[float]) -> tuple[float, float]:
+    """Mean of ``first`` minus mean of ``other``, and the seed std to judge it by: the larger of the two (0 unless
+    both have at least two seeds)."""
+    (mf, sf), (mr, sr) = _stats(first), _stats(other)
+    return mf - mr, (max(sf, sr) if min(len(first), len(other)) > 1 else 0.0)
+
+
 def _semantic_difference(first: list | None, other: list | None) -> str:
     """``first`` minus ``other`` in points, with its size in seed std (empty when one side is missing)."""
     if not first or not other:
         return ''
-    (mf, sf), (mr, sr) = _stats(first), _stats(other)
-    sigma = max(sf, sr) if min(len(first), len(other)) > 1 else 0.0
-    size = f'{(mf - mr) / sigma:.1f}' if sigma else 'one seed'
-    return f'{100 * (mf - mr):+.1f} ({size}){" ✓" if sigma and mf - mr > 3 * sigma else ""}'
+    diff, sigma = _seed_difference(first, other)
+    size = f'{diff / sigma:.1f}' if sigma else 'one seed'
+    return f'{100 * diff:+.1f} ({size}){" ✓" if sigma and diff > 3 * sigma else ""}'
 
 
 def _fmt(task: str, value: float) -> str:
@@ -818,9 +838,9 @@ def verdicts(args, results: dict) -> list[dict]:
                 ref = results['values'].get((other, task, budget))
                 if not full or not ref:
                     continue
-                (mf, sf), (mr, sr) = _stats(full), _stats(ref)
                 # a std needs two seeds of each: otherwise the difference is reported without a verdict
-                diff, sigma = _better(task, mf, mr), (max(sf, sr) if min(len(full), len(ref)) > 1 else 0.0)
+                diff, sigma = _seed_difference(full, ref)
+                diff = _better(task, diff, 0.0)
                 rows.append(dict(full=full_name, other=other, task=task, budget=budget, diff=diff, sigma=sigma,
                                  beyond_3_std=bool(sigma > 0 and diff > 3 * sigma), better=diff > 0))
     return rows
@@ -949,7 +969,7 @@ def _seed0_model(args, cfg, variant):
     seed-0 final checkpoint; None when that checkpoint does not exist."""
     checkpoint = None
     if variant is not None:
-        checkpoint = osp.join(args.work_dir, f'{variant}-s0', f'iter_{variant_iters(args.setting, variant)}.pth')
+        checkpoint = variant_checkpoint(args, variant, 0)
         if not osp.isfile(checkpoint):
             return None
     return _load_pretrainer(cfg, checkpoint)
@@ -1055,11 +1075,9 @@ def target_groups(args, shuffles: int = 20) -> str:
     groups = {name: labels[:num] for name, labels in semantic_labels(args.setting, 'val').items()}
     groups.update(brightness=_terciles(images.mean((1, 2, 3))),
                   colour_cast=_terciles(images[:, 2].mean((1, 2)) - images[:, 0].mean((1, 2))))
-    runs = [(NAMES[v], model_options(v), osp.join(args.work_dir, f'{v}-s0',
-                                                  f'iter_{variant_iters(args.setting, v)}.pth'))
+    runs = [(NAMES[v], model_options(v), variant_checkpoint(args, v, 0))
             for v in VARIANTS if VARIANTS[v]['weights']['dino']]
-    runs += [(f'lever cell: {lever_name(lever)}', model_options(f'lever-{lever}'),
-              osp.join(args.work_dir, 'health', f'{lever}-s0', f'iter_{args.setting.iters}.pth'))
+    runs += [(f'lever cell: {lever_name(lever)}', model_options(f'lever-{lever}'), lever_checkpoint(args, lever))
              for lever in LEVERS if lever_weights(lever)['dino']]
     lines = ['| teacher (seed 0) | target entropy / log K | distinct arg-max | ' + ' | '.join(
         f'NMI: {name}' for name in groups) + ' | NMI of a shuffled arg-max (chance) |', '|---|' + '---|' * (
