@@ -194,6 +194,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='recipe of --health: the full objective or one lever of it (default full)')
     parser.add_argument('--job', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.job and (why := job_error(args.job)):
+        parser.error(why)
     args.setting = SETTINGS['quick' if args.quick else 'full']
     name = args.setting.name
     args.results = args.results or osp.join(ROOT, 'benchmarks', 'results', 'pretrain_probe', name)
@@ -594,6 +596,30 @@ def _quiet_mmengine() -> None:
 
     from mmengine.logging import MMLogger
     MMLogger.get_instance('mmengine').setLevel(logging.WARNING)
+
+
+JOB_KINDS = ('data', 'pretrain', 'probe', 'semantic', 'semantic_cls')
+
+
+def job_error(job: str) -> str | None:
+    """What is wrong with a ``--job`` (``data`` or ``KIND:BACKBONE:SEED``), or None."""
+    kind, *rest = job.split(':')
+    if kind == 'data' and not rest:
+        return None
+    if kind not in JOB_KINDS or len(rest) != 2 or not rest[1].isdigit():
+        return f'--job {job!r}: expected data or KIND:BACKBONE:SEED with KIND one of {", ".join(JOB_KINDS[1:])}'
+    backbone = rest[0]
+    lever = backbone[len('lever-'):] if backbone.startswith('lever-') else None
+    if kind == 'pretrain':
+        known = backbone in VARIANTS
+    else:
+        known = lever in LEVERS if lever is not None else (
+            backbone in BACKBONES and not (kind == 'semantic_cls' and backbone in REFERENCES))
+    if not known:
+        choices = list(VARIANTS) if kind == 'pretrain' else [b for b in BACKBONES if kind != 'semantic_cls' or
+                                                              b not in REFERENCES] + ['lever-<name>']
+        return f'--job {job!r}: {backbone!r} is not a backbone {kind} can take; choose one of {", ".join(choices)}'
+    return None
 
 
 def run_job(args, job: str) -> None:
@@ -1130,4 +1156,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    except FileNotFoundError as e:  # a cell whose checkpoint is not on this machine: one line says what to do
+        sys.exit(f'pretrain_probe.py: error: {e}')

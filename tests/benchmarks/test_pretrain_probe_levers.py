@@ -110,3 +110,20 @@ def test_lever_table_gives_no_verdict_without_a_dino_loss():
                 cpu_s=420.0)
     rows = {line.split(' | ')[0]: line for line in probe.health_table([cell]).splitlines()}
     assert rows['| KoLeo only (weights 0 / 0 / 0.04)'].endswith('| none: no DINO loss, the head is untrained | 7.0 |')
+
+
+@pytest.mark.parametrize('job', ['data', 'pretrain:scratch:0', 'probe:lever-koleo_only:0', 'semantic:pixels:1',
+                                 'semantic_cls:random:2'])
+def test_jobs_that_name_a_known_backbone_are_accepted(job):
+    assert probe.job_error(job) is None
+
+
+@pytest.mark.parametrize('job, says', [('semantic_cls:mae', 'KIND:BACKBONE:SEED'), ('bogus:x:0', 'KIND one of'),
+                                       ('semantic_cls:pixels:0', "'pixels' is not a backbone"),
+                                       ('pretrain:random:0', 'choose one of full'),
+                                       ('probe:lever-nosuch:0', "'lever-nosuch'")])
+def test_a_bad_job_is_one_line_that_names_the_choices(job, says, capsys):
+    with pytest.raises(SystemExit):
+        probe.parse_args(['--job', job])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert says in err and 'Traceback' not in err
