@@ -56,14 +56,17 @@ def test_pose_pictures_and_json_use_the_checkpoint_layout(own, tmp_path):
                                     task_options=dict(pose=dict(kpt_thr=-1e9, radius=3, thickness=2)))
     model = inferencer.tasks[0].model
     assert len(model.dataset_meta['flip_indices']) == 17  # the checkpoint's layout, not the config's 308
-    result = inferencer(own['image'], out_dir=str(tmp_path), show_progress=False)[0]['pose']
+    # A box well inside the picture: even a keypoint at its padded edge (1.25x) lies in the image.
+    result = inferencer(own['image'], out_dir=str(tmp_path), show_progress=False,
+                        bboxes=dict(black=[[30, 40, 90, 120]]))[0]['pose']
     assert result['keypoints'].shape == (1, 17, 2)
     content = json.loads(next((tmp_path / 'pose').glob('*_predictions.json')).read_text())
     assert content['num_keypoints'] == 17
     assert content['keypoint_names'] == [own['meta']['keypoint_id2name'][i] for i in range(17)]
     assert content['keypoint_names'][:3] == ['nose', 'left_eye', 'right_eye']
     picture = cv2.imread(str(tmp_path / 'pose' / 'black.png'))
-    last = np.round(result['keypoints'][0, -1]).astype(int)
+    last = np.round(result['keypoints'][0, -1]).astype(int)  # drawn last, so nothing covers its centre
+    assert (0 <= last).all() and (last < picture.shape[1::-1]).all(), last
     assert picture[last[1], last[0]].tolist() == own['meta']['keypoint_colors'][-1][::-1].tolist()  # BGR
     point_colours = {tuple(int(v) for v in c[::-1]) for c in own['meta']['keypoint_colors']}
     exact = {tuple(p) for p in picture.reshape(-1, 3).tolist()}
