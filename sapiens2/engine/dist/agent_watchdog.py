@@ -6,6 +6,8 @@ the agent itself leaves the ranks running with nobody to restart or stop them. E
 parent process is still the agent (an orphan is re-parented, so ``os.getppid()`` changes). When it is not, the
 thread logs one line saying why, waits for a checkpoint being written to be complete (atomic writes,
 :mod:`sapiens2.engine.atomic_save`), and ends the process with exit code 1; the last complete checkpoint is kept.
+A collective that fails before the thread's next check (the other orphaned rank stopped first) ends the rank the
+same way (:func:`stop_if_orphaned`, called by :func:`sapiens2.engine.dist.heartbeat.name_unresponsive_ranks`).
 """
 import logging
 import os
@@ -53,9 +55,12 @@ class AgentWatchdog:
     def stop(self) -> None:
         self._stop.set()
 
+    def orphaned(self) -> bool:
+        return os.getppid() != self.agent_pid
+
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            if os.getppid() != self.agent_pid:
+            if self.orphaned():
                 self._exit()
 
     def _exit(self) -> None:
@@ -73,6 +78,13 @@ class AgentWatchdog:
 
 
 _WATCHDOG: Optional[AgentWatchdog] = None
+
+
+def stop_if_orphaned() -> None:
+    """End this rank now, as its watchdog would, if its agent is gone: a collective that fails because another
+    orphaned rank stopped first has that cause, not the peer's silence."""
+    if _WATCHDOG is not None and _WATCHDOG.orphaned():
+        _WATCHDOG._exit()
 
 
 def watch_agent() -> Optional[AgentWatchdog]:

@@ -20,6 +20,8 @@ from typing import Iterator, List, Optional
 import torch.distributed as torch_dist
 from mmengine.logging import print_log
 
+from .agent_watchdog import stop_if_orphaned
+
 COUNTER_KEY = 'sapiens2/heartbeat/{}'
 WHO_KEY = 'sapiens2/rank/{}'
 DONE_KEY = 'sapiens2/exited/{}'
@@ -186,10 +188,12 @@ def describe_peer_failure(err: BaseException) -> Optional[str]:
 @contextlib.contextmanager
 def name_unresponsive_ranks() -> Iterator[None]:
     """Within the block, a collective's timeout (or lost connection) caused by a rank that stopped responding is
-    raised as :class:`RankTimeoutError` naming that rank (``tools/train.py`` and ``tools/test.py`` run in it)."""
+    raised as :class:`RankTimeoutError` naming that rank (``tools/train.py`` and ``tools/test.py`` run in it); a rank
+    whose torchrun agent is gone stops with the agent's line instead (:func:`.agent_watchdog.stop_if_orphaned`)."""
     try:
         yield
     except RuntimeError as err:
+        stop_if_orphaned()
         message = describe_peer_failure(err)
         if message is None:
             raise
