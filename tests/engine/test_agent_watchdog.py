@@ -1,5 +1,6 @@
 """A rank whose collective fails after its torchrun agent is gone stops with the agent's line (another orphaned
 rank that stopped first is the peer that broke the collective, not the cause)."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,7 @@ CHILD = textwrap.dedent("""
 
 
 def _child(state: str) -> subprocess.CompletedProcess:
-    env = dict(RANK='1', WORLD_SIZE='2', PATH='/usr/bin:/bin')
+    env = dict(os.environ, RANK='1', WORLD_SIZE='2')
     return subprocess.run([sys.executable, '-c', CHILD, state], env=env, capture_output=True, text=True, timeout=120)
 
 
