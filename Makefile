@@ -20,8 +20,14 @@ web-deps: $(STAMP)
 demo: $(STAMP)
 	$(PY) tools/misc/demo.py
 
+# The suite runs in TEST_WORKERS pytest processes (pytest-xdist), one torch thread each: most tests keep one core busy,
+# so two workers on two cores take about half the time. A test file stays in one worker (its module fixtures are built
+# once), and files with slow tests start first (tests/conftest.py), so that no long test is left for the end.
+TEST_WORKERS ?= 2
+XDIST = -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
 test: $(STAMP)
-	OMP_NUM_THREADS=2 $(PY) -m pytest tests $(PYTEST_ARGS)
+	OMP_NUM_THREADS=1 $(PY) -m pytest tests $(XDIST) $(PYTEST_ARGS)
 
 # System packages some tests need (Debian/Ubuntu, as root): xvfb for the `--show` window test
 # (tests/apis/test_video.py, which skips without xvfb-run outside CI and fails under CI=1).
@@ -32,7 +38,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 
 test-fast: $(STAMP)
-	$(PY) -m pytest tests -m "not slow" $(PYTEST_ARGS)
+	OMP_NUM_THREADS=1 $(PY) -m pytest tests -m "not slow" $(XDIST) $(PYTEST_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)
