@@ -55,13 +55,14 @@ class AgentWatchdog:
     def stop(self) -> None:
         self._stop.set()
 
-    def orphaned(self) -> bool:
-        return os.getppid() != self.agent_pid
+    def stop_if_orphaned(self) -> None:
+        """End this rank (one line, then exit code 1) if its parent is no longer the agent."""
+        if os.getppid() != self.agent_pid:
+            self._exit()
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            if self.orphaned():
-                self._exit()
+            self.stop_if_orphaned()
 
     def _exit(self) -> None:
         try:  # rank 0 logs to the console and the run's log file; MMEngine's other ranks log errors only
@@ -83,8 +84,8 @@ _WATCHDOG: Optional[AgentWatchdog] = None
 def stop_if_orphaned() -> None:
     """End this rank now, as its watchdog would, if its agent is gone: a collective that fails because another
     orphaned rank stopped first has that cause, not the peer's silence."""
-    if _WATCHDOG is not None and _WATCHDOG.orphaned():
-        _WATCHDOG._exit()
+    if _WATCHDOG is not None:
+        _WATCHDOG.stop_if_orphaned()
 
 
 def watch_agent() -> Optional[AgentWatchdog]:
