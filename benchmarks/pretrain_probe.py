@@ -609,17 +609,14 @@ def job_error(job: str) -> str | None:
     if kind not in JOB_KINDS or len(rest) != 2 or not rest[1].isdigit():
         return f'--job {job!r}: expected data or KIND:BACKBONE:SEED with KIND one of {", ".join(JOB_KINDS[1:])}'
     backbone = rest[0]
-    lever = backbone[len('lever-'):] if backbone.startswith('lever-') else None
     if kind == 'pretrain':
-        known = backbone in VARIANTS
-    else:
-        known = lever in LEVERS if lever is not None else (
-            backbone in BACKBONES and not (kind == 'semantic_cls' and backbone in REFERENCES))
-    if not known:
-        choices = list(VARIANTS) if kind == 'pretrain' else [b for b in BACKBONES if kind != 'semantic_cls' or
-                                                              b not in REFERENCES] + ['lever-<name>']
-        return f'--job {job!r}: {backbone!r} is not a backbone {kind} can take; choose one of {", ".join(choices)}'
-    return None
+        choices, levers = list(VARIANTS), False
+    else:  # the fixed references (pixels, labels) have no [CLS] token
+        choices, levers = [b for b in BACKBONES if not (kind == 'semantic_cls' and b in REFERENCES)], True
+    if backbone in choices or (levers and backbone.startswith('lever-') and backbone.removeprefix('lever-') in LEVERS):
+        return None
+    choices += ['lever-<name>'] if levers else []
+    return f'--job {job!r}: {backbone!r} is not a backbone {kind} can take; choose one of {", ".join(choices)}'
 
 
 def run_job(args, job: str) -> None:
