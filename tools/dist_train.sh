@@ -9,6 +9,10 @@ if [ $# -lt 2 ]; then
 fi
 CONFIG=$1
 GPUS=$2
+case "$GPUS" in
+  ''|*[!0-9]*|0*) echo "$(basename "$0"): error: GPUS is '$GPUS': give the number of processes per node, an integer >= 1 (e.g. 2)" >&2
+    exit 2 ;;
+esac
 NNODES=${NNODES:-1}
 NODE_RANK=${NODE_RANK:-0}
 PORT=${PORT:-29500}

@@ -10,7 +10,7 @@ from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
 from sapiens2.registration import register_all_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.cli_types import threshold
+from sapiens2.utils.cli_types import non_negative, positive, threshold
 from sapiens2.utils.devices import DTYPES
 
 
@@ -64,13 +64,13 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--smooth', action=argparse.BooleanOptionalAction, default=True,
                         help='videos and streams: One-Euro smoothing of the tracked keypoints and boxes (default on; '
                         'images are never smoothed)')
-    parser.add_argument('--smooth-min-cutoff', type=float, default=None,
+    parser.add_argument('--smooth-min-cutoff', type=positive, default=None,
                         help='One-Euro cut-off at rest in Hz (lower: smoother; default 1.5 for video files, 1.0 '
                         'for live input)')
-    parser.add_argument('--smooth-beta', type=float, default=None,
+    parser.add_argument('--smooth-beta', type=non_negative, default=None,
                         help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
                         'motion; default 0 for video files, 1.5 for live input)')
-    parser.add_argument('--smooth-lag', type=float, default=None, metavar='SECONDS',
+    parser.add_argument('--smooth-lag', type=non_negative, default=None, metavar='SECONDS',
                         help='seconds of later frames the smoothing waits for: two-sided, no lag in the result '
                         '(default 1 for video files, 0 for live input; 0: causal)')
     parser.add_argument('--det-interval', type=int, default=1,
@@ -84,6 +84,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
     add_debug_argument(parser)
     args = parser.parse_args(argv)
+    if not args.out.strip():
+        parser.error(f'--out {args.out!r} is not a folder name; give the folder to write the results to, e.g. --out '
+                     'outputs/')
+    if args.no_vis and args.no_pred and not args.show:
+        parser.error('--no-vis with --no-pred writes nothing and shows nothing; drop one of them (or add --show)')
     if not args.task and not args.model:
         parser.error('give --task (released models) and/or --model (config files or aliases)')
     if args.weights is not None and len(args.weights) != len(args.model):

@@ -39,7 +39,7 @@ class OneEuroFilter:
 
     def __init__(self, min_cutoff: float = DEFAULT_MIN_CUTOFF, beta: float = DEFAULT_BETA,
                  d_cutoff: float = 1.0) -> None:
-        if min_cutoff <= 0 or d_cutoff <= 0 or beta < 0:
+        if not (min_cutoff > 0 and d_cutoff > 0 and beta >= 0 and math.isfinite(min_cutoff + d_cutoff + beta)):
             raise ValueError(f'One-Euro filter needs min_cutoff > 0, d_cutoff > 0 and beta >= 0, got min_cutoff='
                              f'{min_cutoff}, beta={beta}, d_cutoff={d_cutoff}')
         self.min_cutoff, self.beta, self.d_cutoff = min_cutoff, beta, d_cutoff

@@ -9,6 +9,7 @@ from mmengine.runner import Runner
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.engine.work_dir import check_work_dir, claim_work_dir
 from sapiens2.utils.config_check import check_config
+from sapiens2.utils.config_options import check_cfg_options
 from sapiens2.utils.custom_layout import apply_custom_layout
 
 
@@ -36,6 +37,7 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
             where = err.filename if osp.isfile(err.filename or '') else f'{path} (or one of its _base_ files)'
             raise SyntaxError(f'config {where} is not valid Python: {err.msg}, line {err.lineno}') from err
     if cfg_options:
+        check_cfg_options(cfg, cfg_options)
         cfg.merge_from_dict(cfg_options)
     apply_custom_layout(cfg)
     check_config(cfg, check_data_layout)
@@ -58,6 +60,10 @@ def prepare_train_config(cfg: Config,
     cfg.launcher = launcher
     if trust_checkpoint:
         cfg.trust_checkpoint = True
+    for key, value in (cfg.get('train_cfg') or {}).items():
+        if key in ('max_iters', 'max_epochs') and value == 0:
+            raise ValueError(f'train_cfg.{key} = 0 in {config_path}: the run would train nothing; give a number >= 1 '
+                             '(tools/test.py evaluates a checkpoint without training)')
     cfg.work_dir = work_dir or cfg.get('work_dir') or default_work_dir(config_path)
     check_work_dir(cfg.work_dir)
     if amp:

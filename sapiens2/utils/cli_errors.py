@@ -66,6 +66,6 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
     except KeyboardInterrupt as err:
         if debug:
             raise
-        print(f'{prog}: {err or "interrupted"}', file=sys.stderr)
+        print(f'{prog}: {str(err) or "interrupted"}', file=sys.stderr)
         return 130
     return 0 if code is None else int(code)

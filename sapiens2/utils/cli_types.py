@@ -12,3 +12,23 @@ def threshold(text: str) -> float:
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise argparse.ArgumentTypeError(f'{text} is not a threshold; give a finite number in [0, 1]')
     return value
+
+
+def non_negative(text: str) -> float:
+    """A finite number >= 0 (``nan`` and ``inf`` would reach the arithmetic that uses it)."""
+    return _finite(text, '>= 0', lambda value: value >= 0)
+
+
+def positive(text: str) -> float:
+    """A finite number > 0."""
+    return _finite(text, '> 0', lambda value: value > 0)
+
+
+def _finite(text: str, bound: str, ok) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a number; give a finite number {bound}') from None
+    if not (math.isfinite(value) and ok(value)):
+        raise argparse.ArgumentTypeError(f'{text} is out of range; give a finite number {bound}')
+    return value

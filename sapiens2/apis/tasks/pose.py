@@ -69,7 +69,10 @@ class PoseInferenceTask(BaseInferenceTask):
         self.radius, self.thickness = radius, thickness
         self.keypoint_format = get_keypoint_format(keypoint_format) if keypoint_format else None
         meta = model.dataset_meta
-        self.num_keypoints = int(meta.get('num_keypoints') or len(layout.keypoint_names(meta) or ()))
+        # the count the model predicts (its head's channels), checked against the metainfo's names where they are used
+        predicted = getattr(getattr(model, 'head', None), 'out_channels', None)
+        self.num_keypoints = int(predicted if isinstance(predicted, int) else
+                                 meta.get('num_keypoints') or len(layout.keypoint_names(meta) or ()))
         if self.keypoint_format is not None and not layout.is_keypoints308(meta, self.num_keypoints):
             raise ValueError(f'keypoint format {keypoint_format!r} converts the Sapiens2 308 keypoints, but this model '
                              f'predicts {self.num_keypoints} keypoints of its own layout '
