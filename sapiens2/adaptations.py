@@ -293,8 +293,14 @@ def _name_the_file_in_image_loading_errors() -> None:
 
         def imfrombytes(content: bytes, *args, **kwargs):
             from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
+            import cv2
+            if not content:
+                raise OSError('the file is empty (0 bytes); re-export or re-download it')
             refuse_decompression_bomb(content)
-            return upstream(content, *args, **kwargs)
+            try:
+                return upstream(content, *args, **kwargs)
+            except cv2.error as err:  # an assertion of OpenCV's decoder, in OpenCV's words
+                raise OSError('the file is truncated, damaged or not an image OpenCV can decode') from err
 
         io_module.imfrombytes = imfrombytes
         for name in ('mmcv.image', 'mmcv'):  # re-exports bound before the patch (after it, they bind the patch)
@@ -437,8 +443,9 @@ ADAPTATIONS: List[Adaptation] = [
     Adaptation(
         'image-loading-errors', 'mmcv', ('2.1.0', ),
         "mmcv's imfrombytes refuses images whose header declares more pixels than Pillow's decompression-bomb limit "
-        "(before decoding), and LoadImageFromFile errors name the file (mmcv asserts 'failed to load image' or passes "
-        "the decoder's error on) (sapiens2.datasets.image_files).",
+        "(before decoding) and an empty file (OpenCV's `!buf.empty()` assertion), and LoadImageFromFile errors name "
+        "the file (mmcv asserts 'failed to load image' or passes the decoder's error on) "
+        "(sapiens2.datasets.image_files).",
         _name_the_file_in_image_loading_errors),
     Adaptation(
         'pose-image-errors', 'mmpose', ('1.3.2', ),

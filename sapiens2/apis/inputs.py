@@ -160,10 +160,15 @@ def _gif_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
             raise OSError(f'cannot read GIF {path}: {err} (the file is damaged or truncated)') from err
 
 
+class DamagedInputWarning(UserWarning):
+    """An input decoded in part: a video whose decodable frames are fewer than its container announces."""
+
+
 def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
     capture = cv2.VideoCapture(path)
     if not capture.isOpened():
         raise OSError(f'cannot open video {path} (damaged, or a codec OpenCV cannot decode)')
+    announced = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
     index = 0
     try:
         while True:
@@ -176,6 +181,10 @@ def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
         capture.release()
     if index == 0:
         raise OSError(f'video {path} has no frame OpenCV can decode (damaged, empty, or an unsupported codec)')
+    if announced - index > max(1, announced // 100):  # containers that estimate the count from the duration
+        warnings.warn(DamagedInputWarning(
+            f'video {path}: {index} of the {announced} frames its container announces could be decoded (the file is '
+            f'truncated or damaged); the results of those {index} are written'), stacklevel=2)
 
 
 def as_bgr_uint8(array: np.ndarray, name: str = 'array') -> np.ndarray:

@@ -40,7 +40,7 @@ from mmengine.logging import MMLogger, print_log
 from torch import nn
 
 from .atomic_save import create_temporary
-from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+from .checkpoint_integrity import file_format, incomplete_reason, newest_complete_checkpoint
 from .trust import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 
 StateDict = Dict[str, torch.Tensor]
@@ -289,6 +289,14 @@ def _read_safetensors(path: str) -> dict:
     return {'state_dict': state_dict, 'meta': meta}
 
 
+def _folder_given(path: str) -> str:
+    """The message for a folder given as a checkpoint: its newest checkpoint file, if it holds one."""
+    files = [osp.join(path, name) for name in os.listdir(path) if name.endswith(('.pth', '.pt', '.safetensors'))]
+    newest = f' (its newest: {max(files, key=osp.getmtime)})' if files else ' (it holds none)'
+    return (f'{path} is a folder, not a checkpoint file: pass one of its checkpoint files{newest}; to resume a '
+            'training from its work dir\'s latest checkpoint, give --resume without a path.')
+
+
 def _describe(obj: Any) -> str:
     if isinstance(obj, torch.Tensor):
         return f'a single tensor of shape {tuple(obj.shape)}'
@@ -311,12 +319,22 @@ def read_checkpoint_file(path: str,
     ``trust_checkpoint`` (default: the process setting, :func:`set_checkpoint_policy`).
     """
     path = resolve_checkpoint_path(path)
+    if osp.isdir(path):
+        raise IsADirectoryError(_folder_given(path))
     if not osp.isfile(path):
         raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file, a Hub '
                                 f'reference hf://org/repo[@revision][/<file>], or a model alias (`sapiens2 models` '
                                 f'lists them).')
     if path.endswith('.safetensors'):
         return _read_safetensors(path)
+    found = file_format(path)
+    if found == 'safetensors':
+        warnings.warn(f'{path} is a .safetensors file under another suffix; it is loaded as one (safely, no pickle). '
+                      'Rename it to .safetensors.', stacklevel=2)
+        return _read_safetensors(path)
+    if found is None:
+        raise ValueError(f'{path} is not a checkpoint: neither a torch file (zip archive or pickle) nor a .safetensors '
+                         'file; pass a checkpoint saved by training, tools/convert_checkpoint.py or torch.save.')
     trusted = _POLICY['trust_checkpoint'] if trust_checkpoint is None else bool(trust_checkpoint)
     try:
         checkpoint = _torch_load(path, map_location, trusted)

@@ -25,13 +25,31 @@ def incomplete_reason(path: str) -> Optional[str]:
         head = f.read(8)
     if path.endswith('.safetensors'):
         return _safetensors_problem(path, head)
+    if not head:
+        return 'empty file'
+    if file_format(path) is None:
+        return 'not a checkpoint: neither a torch zip archive, a pickle nor a .safetensors file'
     if head[:4] != b'PK\x03\x04':
-        return 'empty file' if not head else None  # a legacy (non-zip) torch file: left to torch.load
+        return None  # a legacy (non-zip) torch file or a misnamed .safetensors one: left to their loader
     try:
         with zipfile.ZipFile(path):
             return None
     except (zipfile.BadZipFile, OSError, EOFError) as err:
         return f'its zip directory cannot be read: {err}'
+
+
+def file_format(path: str) -> Optional[str]:
+    """What a checkpoint file is by its first bytes, whatever its suffix: ``'safetensors'`` (8-byte header length,
+    then a JSON header that fits the file), ``'torch-zip'``, ``'pickle'`` (a legacy torch file), or None."""
+    with open(path, 'rb') as f:
+        head = f.read(9)
+    if head[:4] == b'PK\x03\x04':
+        return 'torch-zip'
+    if head[:1] == b'\x80':  # the PROTO opcode every pickle of protocol 2 and later starts with
+        return 'pickle'
+    if len(head) == 9 and head[8:9] == b'{' and struct.unpack('<Q', head[:8])[0] <= os.path.getsize(path) - 8:
+        return 'safetensors'
+    return None
 
 
 def _safetensors_problem(path: str, head: bytes) -> Optional[str]:
