@@ -292,8 +292,9 @@ def _name_the_file_in_image_loading_errors() -> None:
         upstream = io_module.imfrombytes
 
         def imfrombytes(content: bytes, *args, **kwargs):
-            from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
             import cv2
+
+            from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
             if not content:
                 raise OSError('the file is empty (0 bytes); re-export or re-download it')
             refuse_decompression_bomb(content)

@@ -9,6 +9,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 import cv2
 import numpy as np
 
+from sapiens2.utils.image_write import write_image
 from sapiens2.utils.output_paths import make_folder
 
 from .display import WindowDisplay
@@ -152,8 +153,7 @@ class ResultWriter:
             path = osp.join(task_dir, frame + '.png')
             self._claim(path, frame)
             os.makedirs(osp.dirname(path), exist_ok=True)
-            if not cv2.imwrite(path, picture):
-                raise OSError(f'cannot write {path}')
+            write_image(path, picture)
             self.written.append(path)
             return
         key = (task.name, source.name)

@@ -36,12 +36,29 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
         except SyntaxError as err:
             where = err.filename if osp.isfile(err.filename or '') else f'{path} (or one of its _base_ files)'
             raise SyntaxError(f'config {where} is not valid Python: {err.msg}, line {err.lineno}') from err
+        except ImportError as err:
+            raise _custom_import_error(path, err) from err
     if cfg_options:
         check_cfg_options(cfg, cfg_options)
         cfg.merge_from_dict(cfg_options)
     apply_custom_layout(cfg)
     check_config(cfg, check_data_layout)
     return cfg
+
+
+def _custom_import_error(path: str, err: ImportError) -> ImportError:
+    """MMEngine's error for a ``custom_imports`` module that does not import lists ``sys.path`` but not the
+    module: name it, and the module that is missing (it or one it imports)."""
+    chain, cause = [], err
+    while isinstance(cause, ImportError) and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    deepest = next((e for e in reversed(chain) if e.name), None)
+    if deepest is None or len(chain) == 1:
+        return err
+    return ImportError(f'config {path}: custom_imports cannot be imported: no module named {deepest.name!r} (it, or '
+                       'a module it imports, is not installed or not on the path); install it, add its folder to '
+                       'PYTHONPATH, or fix the name in custom_imports.imports')
 
 
 def default_work_dir(config_path: str) -> str:

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from sapiens2.structures.layout import class_palette, keypoint_style
+from sapiens2.utils.image_write import write_image
 
 from .dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side
 from .keypoints import draw_keypoints
@@ -134,14 +135,12 @@ def write_composites(frames: Sequence[Tuple[str, np.ndarray, Dict[str, dict]]], 
     for name, image, results in frames:
         picture = composite_picture(image, results, kpt_thr, metainfo=metainfo)
         path = osp.join(out_dir, f'{name}.png')
-        if not cv2.imwrite(path, picture):
-            raise OSError(f'could not write {path}')
+        write_image(path, picture)
         paths.append(path)
         pictures.append(picture)
     if sheet_name and pictures:
         path = osp.join(out_dir, sheet_name)
         sheet = contact_sheet(pictures, min(sheet_width, min(p.shape[1] for p in pictures)))
-        if not cv2.imwrite(path, sheet, [cv2.IMWRITE_JPEG_QUALITY, 85]):
-            raise OSError(f'could not write {path}')
+        write_image(path, sheet, [cv2.IMWRITE_JPEG_QUALITY, 85])
         paths.append(path)
     return paths
