@@ -325,8 +325,12 @@ def _check_config(hf_dir: str, model: nn.Module) -> str:
     hf_class, expected = describe_model(model)
     architecture = (config.architectures or [BACKBONE_HF_CLASS])[0]
     if not _is_backbone(model) and architecture != hf_class:
-        raise TransformersConversionError(f'{hf_dir} holds a {architecture} but the config builds a {hf_class}; '
-                                          'use the config of the same task (or backbone_only=True).')
+        def task(name: str) -> str:
+            found = next((c.task for c in HEAD_CONVERTERS.values() if c.hf_class == name), None)
+            return f'a {found} model ({name})' if found else f'a {name}'
+        raise TransformersConversionError(f'{hf_dir} holds {task(architecture)} but the config builds '
+                                          f'{task(hf_class)}; use a config of the folder\'s task (or '
+                                          'backbone_only=True for its backbone alone).')
     found = mismatches(expected, _config_dict(config))
     if found:
         raise TransformersConversionError(f'{hf_dir}/{CONFIG_NAME} does not describe the model of the config:\n  - ' +

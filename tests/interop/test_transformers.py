@@ -197,7 +197,8 @@ def test_pretrain_checkpoint_exports_as_backbone(hf, tmp_path):
 def test_import_checks_config_json_against_the_config(hf, tmp_path):
     model = randomize(build_model(CONFIGS['pose'], device='cpu'))
     out = model_to_transformers(model, str(tmp_path / 'pose'))
-    with pytest.raises(TransformersConversionError, match='holds a Sapiens2ForPoseEstimation but the config builds'):
+    with pytest.raises(TransformersConversionError,
+                       match=r'holds a pose model \(Sapiens2ForPoseEstimation\) but the config builds a seg model'):
         import_from_transformers(out, CONFIGS['seg'], str(tmp_path / 'x.pth'))
     wider = {'model.backbone.arch': 'sapiens2_tiny', 'model.head.in_channels': 128}
     with pytest.raises(TransformersConversionError, match='hidden_size: config.json has 64, the config gives 128'):
