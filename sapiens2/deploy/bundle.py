@@ -113,6 +113,8 @@ def read_bundle(folder: str) -> Bundle:
     missing_keys = [key for key in REQUIRED_KEYS if key not in manifest]
     if missing_keys:
         raise BundleError(f'{manifest_path} lacks the keys {missing_keys}; export the bundle again')
+    from .manifest_check import check_manifest  # (its module imports this one)
+    check_manifest(manifest, manifest_path)
     listed = [manifest['config'], *manifest['onnx'].values()] + ([manifest['pt2']] if 'pt2' in manifest else [])
     missing = [name for name in listed if not osp.isfile(osp.join(folder, name))]
     if missing:

@@ -56,9 +56,12 @@ def check_providers(providers: Sequence[ProviderT]) -> None:
 def create_session(ort, path: str, options, providers: Sequence[ProviderT]):
     """``ort.InferenceSession``; a model this onnxruntime cannot run (an operator or opset newer than the build, e.g.
     opset 23's ``Attention`` before its CPU kernel existed) is one ``ValueError`` line saying what to do."""
-    from onnxruntime.capi.onnxruntime_pybind11_state import InvalidGraph, NotImplemented
+    from onnxruntime.capi.onnxruntime_pybind11_state import InvalidGraph, InvalidProtobuf, NotImplemented
     try:
         return ort.InferenceSession(path, sess_options=options, providers=list(providers))
+    except InvalidProtobuf as err:
+        raise ValueError(f'{path} is not a complete ONNX model (truncated or damaged: onnxruntime cannot parse it); '
+                         'copy the bundle again, or export it again with tools/deploy/export.py') from err
     except (InvalidGraph, NotImplemented) as err:
         reason = str(err).strip().splitlines()[0]
         raise ValueError(f'onnxruntime {ort.__version__} cannot run {path} ({reason}): install a newer one (pip '
@@ -87,6 +90,11 @@ class OnnxRuntimeSession:
         options.inter_op_num_threads = 1
         self.session = create_session(ort, path, options, self.providers)
         self.input_name = self.session.get_inputs()[0].name
+
+    def signature(self, which: str) -> List[tuple]:
+        """(name, shape) of the graph's ``'inputs'`` or ``'outputs'``; a symbolic dimension is its name (a str)."""
+        args = self.session.get_inputs() if which == 'inputs' else self.session.get_outputs()
+        return [(arg.name, list(arg.shape)) for arg in args]
 
     def __call__(self, inputs: Tensor) -> List[Tensor]:
         feed = {self.input_name: inputs.detach().to('cpu', torch.float32).contiguous().numpy()}

@@ -17,6 +17,7 @@ from sapiens2.apis.builder import json_dataset_meta
 from sapiens2.engine.launch import load_config
 
 from .bundle import Bundle
+from .manifest_check import check_config_outputs, check_graph, check_preprocess_in_graph
 from .onnxruntime_backend import OnnxRuntimeSession, ProviderT, default_providers
 
 #: The name inference tasks check dtypes with (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`).
@@ -55,6 +56,8 @@ def build_onnxruntime_model(bundle: Bundle, device: str = 'cpu', dtype: str = 'f
     ``dataset_meta`` attached as :func:`sapiens2.apis.init_model` attaches them. Inputs and decoding stay on the
     CPU; ONNX Runtime moves the batch to its provider's device."""
     session = OnnxRuntimeSession(bundle.onnx_path(dtype), providers or default_providers(device))
+    check_graph(bundle, session.signature('inputs'), session.signature('outputs'), bundle.onnx_path(dtype))
+    check_preprocess_in_graph(bundle, bundle.onnx_path(dtype))
     cfg = load_config(bundle.config_path, check_data_layout=False)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
@@ -62,6 +65,7 @@ def build_onnxruntime_model(bundle: Bundle, device: str = 'cpu', dtype: str = 'f
         model_cfg.backbone = dict(model_cfg.backbone, init_cfg=None)
     with torch.device('meta'):
         model = MODELS.build(model_cfg)
+    check_config_outputs(bundle, model)
     _materialise_preprocessor(model.data_preprocessor, bundle)
     head = model.head if hasattr(model, 'head') else model.decode_head
     model.extract_feat = ExportedForward(session, bundle.outputs, bundle.input_size, bundle.folder)

@@ -1376,7 +1376,10 @@ def _bundle_cli(tmp: Path, *options: str, **manifest) -> Trigger:
     for name in ('model.onnx', 'config.py'):
         (folder / name).write_text('')
     content = dict(schema_version=1, format='sapiens2-bundle', task='pose', onnx=dict(fp32='model.onnx'),
-                   config='config.py', input_size=[128, 96], preprocess=dict(in_graph=True), outputs={})
+                   config='config.py', input_size=[128, 96],
+                   preprocess=dict(mean=[123.675, 116.28, 103.53], std=[58.395, 57.12, 57.375], bgr_to_rgb=True,
+                                   in_graph=True),
+                   outputs=dict(structure='tensor', names=['output_0'], shapes=[['batch', 308, 32, 24]]))
     (folder / 'sapiens2_bundle.json').write_text(json.dumps(dict(content, **manifest)))
     cv2.imwrite(str(tmp / 'a.png'), np.full((H, W, 3), 128, np.uint8))
     return _command(main, [str(tmp / 'a.png'), '--model', str(folder), '--out', str(tmp / 'out'), '--quiet',
