@@ -41,6 +41,7 @@ from torch import nn
 
 from .atomic_save import create_temporary
 from .checkpoint_integrity import file_format, incomplete_reason, newest_complete_checkpoint
+from .dtype_labels import check_half_precision_labels
 from .trust import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 
 StateDict = Dict[str, torch.Tensor]
@@ -279,6 +280,7 @@ def _read_safetensors(path: str) -> dict:
     except (SafetensorError, OSError, ValueError) as err:
         raise ValueError(f'{path} is not a readable .safetensors file ({err}); the file may be truncated or '
                          f'corrupt: download or export it again.') from err
+    check_half_precision_labels(state_dict, path)
     meta = {}
     if SAFETENSORS_META_KEY in metadata:
         try:
