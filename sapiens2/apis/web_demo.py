@@ -20,6 +20,11 @@ from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, runnabl
 #: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.
 BROWSER_VIDEO_SUFFIX = '.webm'
 MAX_CACHED_INFERENCERS = 2
+#: The largest upload the page accepts (Gradio refuses a larger one before storing it); ``sapiens2 web
+#: --max-upload-mb`` changes it.
+MAX_UPLOAD_MB = 100
+#: The errors of a run that are the user's (an unreadable upload, no model chosen): shown in the page, no traceback.
+USER_ERRORS = (OSError, ValueError, KeyError)
 
 
 def checkpoint_on_this_machine(entry: ModelZooEntry) -> bool:
@@ -138,6 +143,14 @@ class WebDemo:
         return shown, [archive] + files, f'{", ".join(models)} on {osp.basename(path)}: {len(raw)} raw result files'
 
 
+def gradio_temp_dir(out_root: str) -> str:
+    """Gradio's cache of uploads and results for a run whose outputs are under ``out_root``: inside it, so that
+    removing ``out_root`` at exit removes them (Gradio's default, a shared system folder, keeps them)."""
+    folder = osp.join(out_root, 'gradio')
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def import_gradio():
     """The gradio module, with analytics and its version check off; a one-line error when the extra is missing."""
     os.environ['GRADIO_ANALYTICS_ENABLED'] = 'False'
@@ -150,17 +163,38 @@ def import_gradio():
     return gradio
 
 
+def page_error(gr, message: str):
+    """A ``gradio.Error`` the page shows as it is (Gradio's own message for other errors says only that verbose
+    error reporting is off), without a traceback in the server's log."""
+    try:
+        return gr.Error(message, print_exception=False)
+    except TypeError:  # a Gradio without print_exception
+        return gr.Error(message)
+
+
+def shown_errors(gr, function, what: str = ''):
+    """``function`` with its :data:`USER_ERRORS` (and any error, when ``what`` names the upload it reads: Gradio's
+    decoders raise anything for a file that is not a picture or a video) raised as :func:`page_error`."""
+    caught = Exception if what else USER_ERRORS
+
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except caught as err:
+            if isinstance(err, gr.Error):
+                raise
+            message = f'the upload is not {what} this page can read ({err})' if what else str(err)
+            raise page_error(gr, message) from None
+
+    return wrapped
+
+
 def build_page(demo: WebDemo):
     """The Gradio page (``gradio.Blocks``) of ``demo``."""
     gr = import_gradio()
     shipped, cached = offered_models()
     default = [alias for alias in shipped if alias.startswith('pose-')][:1] or shipped[:1]
-
-    def predict(path, models):
-        try:
-            return demo.run(path, models)
-        except (OSError, ValueError, KeyError) as err:
-            raise gr.Error(str(err)) from err
+    predict = shown_errors(gr, demo.run)
 
     with gr.Blocks(title='Sapiens2', analytics_enabled=False) as page:
         gr.Markdown('# Sapiens2\nUpload a photo or a video, choose models, run. The `-tiny` models ship with the '
@@ -182,17 +216,25 @@ def build_page(demo: WebDemo):
                                      interactive=False, elem_id='pictures')
                 files = gr.File(label='Raw results (a ZIP of everything, then each file)', file_count='multiple',
                                 interactive=False, elem_id='results')
+        for upload, what in ((photo, 'a photo'), (video, 'a video')):  # decoded by Gradio before predict runs
+            upload.preprocess = shown_errors(gr, upload.preprocess, what)
         photo_button.click(predict, [photo, models], [gallery, files, status])
         video_button.click(predict, [video, models], [gallery, files, status])
     return page
 
 
-def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None) -> None:
-    """Serve the page on ``host:port`` until Ctrl-C or SIGTERM; the runs' outputs are removed when it stops."""
+def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None,
+          max_upload_mb: float = MAX_UPLOAD_MB) -> None:
+    """Serve the page on ``host:port`` until Ctrl-C or SIGTERM, accepting uploads of up to ``max_upload_mb`` MiB.
+
+    The runs' outputs and Gradio's copies of the uploads and results (its ``GRADIO_TEMP_DIR``, set to a folder of
+    this run) are removed when it stops.
+    """
+    out_root = tempfile.mkdtemp(prefix='sapiens2-web-')
+    os.environ['GRADIO_TEMP_DIR'] = gradio_temp_dir(out_root)  # before Gradio reads it
     gr = import_gradio()
     from sapiens2.registration import register_all_modules
     register_all_modules()
-    out_root = tempfile.mkdtemp(prefix='sapiens2-web-')
     for stop in (signal.SIGINT, signal.SIGTERM):  # a KeyboardInterrupt (also where a shell ignored Ctrl-C)
         signal.signal(stop, signal.default_int_handler)
     page = None
@@ -200,6 +242,7 @@ def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = Non
         page = build_page(WebDemo(out_root, device))
         page.queue(default_concurrency_limit=1)
         page.launch(server_name=host, server_port=port, share=False, ssr_mode=False, allowed_paths=[out_root],
+                    max_file_size=int(max_upload_mb * 2 ** 20),
                     theme=gr.themes.Default(font=['ui-sans-serif', 'system-ui', 'sans-serif'],
                                             font_mono=['ui-monospace', 'monospace']),
                     footer_links=[], mcp_server=False, pwa=False, prevent_thread_lock=True)
