@@ -70,7 +70,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--smooth-beta', type=non_negative, default=None,
                         help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
                         'motion; default 0 for video files, 1.5 for live input)')
-    parser.add_argument('--smooth-lag', type=non_negative, default=None, metavar='SECONDS',
+    parser.add_argument('--smooth-lag', type=float, default=None, metavar='SECONDS',
                         help='seconds of later frames the smoothing waits for: two-sided, no lag in the result '
                         '(default 1 for video files, 0 for live input; 0: causal)')
     parser.add_argument('--det-interval', type=int, default=1,
