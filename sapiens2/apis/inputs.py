@@ -108,15 +108,49 @@ class Source:
             yield from _video_frames(self.path)
 
 
-def read_image(path: str) -> np.ndarray:
-    """Read an image file as an upright (H, W, 3) BGR uint8 array (see the module docstring for the conversions)."""
+#: The most pixels a photo is read at (4096 x 4096): a larger one is read reduced to this many, keeping its aspect
+#: ratio (the models run at 1024 x 768 at most; a 108 MP photo read whole peaked at 14.3 GB in the dense tasks'
+#: full-size maps). JPEGs are decoded reduced (at 1/2, 1/4 or 1/8 scale), so the full-size image is never in memory.
+MAX_INPUT_PIXELS = 4096 * 4096
+
+
+class ReducedInputWarning(UserWarning):
+    """A photo of more than :data:`MAX_INPUT_PIXELS` pixels, read reduced; its results are at the reduced size."""
+
+
+def read_image(path: str, max_pixels: int = MAX_INPUT_PIXELS) -> np.ndarray:
+    """Read an image file as an upright (H, W, 3) BGR uint8 array (see the module docstring for the conversions),
+    reduced to at most ``max_pixels`` pixels (:class:`ReducedInputWarning` says so)."""
     with _open_image(path) as image:
+        original, target = image.size, _reduced_size(image.size, max_pixels)
         try:
+            if target is not None:
+                image.draft('RGB', target)  # JPEG: the decoder reduces by 2, 4 or 8 (others: no effect)
             image.load()
             upright = ImageOps.exif_transpose(image)
+            if target is not None:
+                upright = _reduced(upright, original, max_pixels, path)
         except Exception as err:  # Pillow raises OSError, SyntaxError, ValueError... for damaged files
             raise OSError(f'cannot read image {path}: {err} (the file is damaged or truncated)') from err
         return _to_bgr(upright, path)
+
+
+def _reduced_size(size: Tuple[int, int], max_pixels: int) -> Optional[Tuple[int, int]]:
+    width, height = size
+    if width * height <= max_pixels:
+        return None
+    scale = (max_pixels / (width * height)) ** 0.5
+    return max(1, int(width * scale)), max(1, int(height * scale))
+
+
+def _reduced(image: Image.Image, original: Tuple[int, int], max_pixels: int, path: str) -> Image.Image:
+    target = _reduced_size(image.size, max_pixels)
+    if target is not None:
+        image = image.resize(target, Image.Resampling.BILINEAR, reducing_gap=2.0)
+    warnings.warn(ReducedInputWarning(
+        f'image {path} ({original[0]}x{original[1]}) is read at {image.size[0]}x{image.size[1]}, {max_pixels} pixels '
+        f'at most (the models run at 1024x768 at most; bounded memory): its results are at that size'), stacklevel=3)
+    return image
 
 
 def _open_image(path: str) -> Image.Image:
