@@ -158,3 +158,87 @@ def test_web_demo_in_a_browser(photo):
     assert 'on person.png' in page['status'] and all(alias in page['status'] for alias in ('pose-tiny', 'seg-tiny',
                                                                                             'normal-tiny'))
     assert page['external'] == []  # no fonts, scripts or analytics from outside: it works with no network
+
+
+class _PageError(Exception):
+    """gradio.Error's signature, for the tests that run without gradio."""
+
+    def __init__(self, message: str = 'Error raised.', print_exception: bool = True) -> None:
+        super().__init__(message)
+        self.print_exception = print_exception
+
+
+def _fake_gradio(**attributes):
+    from types import SimpleNamespace
+    return SimpleNamespace(Error=_PageError, **attributes)
+
+
+def test_unreadable_uploads_and_user_errors_are_page_messages(tmp_path, photo):
+    from PIL import Image
+
+    from sapiens2.apis.web_demo import shown_errors
+    gr = _fake_gradio()
+
+    def gradio_decoder(path):  # what gr.Image's preprocess does with an upload
+        with Image.open(path) as image:
+            return image.size
+
+    (tmp_path / 'notes.png').write_text('not a picture')
+    with pytest.raises(_PageError, match=r'the upload is not a photo this page can read \(cannot identify image '
+                                         r'file') as caught:
+        shown_errors(gr, gradio_decoder, 'a photo')(str(tmp_path / 'notes.png'))
+    assert not caught.value.print_exception and caught.value.__suppress_context__  # no traceback in the log
+    assert shown_errors(gr, gradio_decoder, 'a photo')(photo) == (192, 256)
+
+    predict = shown_errors(gr, WebDemo(str(tmp_path), device='cpu').run)
+    with pytest.raises(_PageError, match=r'cannot read image .*notes\.png: not an image file Pillow can decode'):
+        predict(str(tmp_path / 'notes.png'), ['pose-tiny'])
+    with pytest.raises(_PageError, match='choose at least one model'):
+        predict(photo, [])
+
+    def bug(*_):
+        raise RuntimeError('a bug')
+
+    with pytest.raises(RuntimeError, match='a bug'):  # not the user's: Gradio logs its traceback
+        shown_errors(gr, bug)()
+
+
+def test_gradio_keeps_its_files_in_the_runs_folder(tmp_path, monkeypatch):
+    """serve() points GRADIO_TEMP_DIR into the run's folder (removed at exit) and launches with the upload limit."""
+    from types import SimpleNamespace
+    from unittest import mock
+
+    from sapiens2.apis import web_demo
+    launched = {}
+
+    class Page:
+        def queue(self, **_):
+            pass
+
+        def launch(self, **kwargs):
+            launched.update(kwargs, temp_dir=os.environ['GRADIO_TEMP_DIR'])
+            Path(launched['temp_dir'], 'upload.png').write_bytes(b'x')  # Gradio's copy of an upload
+
+        def close(self):
+            pass
+
+    def stop(_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv('TMPDIR', str(tmp_path))
+    monkeypatch.delenv('GRADIO_TEMP_DIR', raising=False)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    gradio = _fake_gradio(themes=SimpleNamespace(Default=lambda **_: None))
+    try:
+        with mock.patch.dict(sys.modules, {'gradio': gradio}), mock.patch.object(web_demo, 'build_page',
+                                                                               return_value=Page()), \
+                mock.patch.object(web_demo.time, 'sleep', side_effect=stop), \
+                mock.patch('tempfile.tempdir', str(tmp_path)):
+            web_demo.serve(max_upload_mb=5)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert launched['max_file_size'] == 5 * 2 ** 20
+    temp_dir = Path(launched['temp_dir'])
+    assert temp_dir.parent.parent == tmp_path and temp_dir.parent.name.startswith('sapiens2-web-')
+    assert not temp_dir.parent.exists(), "the run's folder (with Gradio's copies) is left after the server stopped"
