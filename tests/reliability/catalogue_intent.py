@@ -166,8 +166,8 @@ def _(tmp):
 @case('bundle-other-task-onnx', 'bundles', "a pose bundle holding the seg bundle's model.onnx",
       "BundleError: the graph's input and outputs are not the manifest's (was an AssertionError in mmpose's "
       'flip_heatmaps)', error=ValueError, kind='BundleError',
-      match=r"does not match its manifest: .*output \S+ is \[batch, 29, \d+, \d+\] in the graph but \['batch', 308, 32, "
-      r'24\] in the manifest; the ONNX file belongs to another model')
+      match=r"does not match its manifest: .*output \S+ is \[batch, 29, \d+, \d+\] in the graph but "
+      r"\['batch', 308, 32, 24\] in the manifest; the ONNX file belongs to another model")
 def _(tmp):
     return _edited_bundle(tmp, onnx_of='seg')
 
@@ -285,6 +285,21 @@ def _(tmp):
     data = (tmp / 'clip.avi').read_bytes()
     (tmp / 'cut.avi').write_bytes(data[:len(data) // 2])
     return lambda: sum(1 for _ in collect_sources([str(tmp / 'cut.avi')])[0].frames())
+
+
+@case('image-too-large', 'inputs', 'a photo of more pixels than sapiens2 reads (a 108 MP photo peaked at 14.3 GB)',
+      'read reduced to MAX_INPUT_PIXELS (JPEG decoded reduced), keeping its aspect, with a warning naming both sizes',
+      warning=UserWarning, kind='ReducedInputWarning',
+      match=r'image {tmp}/big\.jpg \(400x300\) is read at 115x86, 10000 pixels at most .*its results are at that size')
+def _(tmp):
+    from sapiens2.apis.inputs import MAX_INPUT_PIXELS, read_image
+    cv2.imwrite(str(tmp / 'big.jpg'), np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8))
+
+    def verify(image):
+        assert image.shape == (86, 115, 3), image.shape
+        assert MAX_INPUT_PIXELS == 4096 * 4096
+
+    return lambda: read_image(str(tmp / 'big.jpg'), max_pixels=10000), verify
 
 
 @case('image-empty-file', 'inputs', "a 0-byte image read by a dataset's LoadImage",
