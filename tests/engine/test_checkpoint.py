@@ -423,7 +423,7 @@ def test_scheme_prefix_must_be_given_once():
 # --------------------------------------------------------------------------------------------- resume record
 def _work_dir_with(tmp_path, record, checkpoints=('iter_2.pth', 'iter_4.pth')):
     for i, name in enumerate(checkpoints):
-        (tmp_path / name).write_bytes(b'x')
+        torch.save({'w': torch.zeros(1)}, tmp_path / name)  # a checkpoint by its bytes
         os.utime(tmp_path / name, (1000 + i, 1000 + i))
     if record is not None:
         (tmp_path / 'last_checkpoint').write_text(record)

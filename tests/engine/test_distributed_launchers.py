@@ -79,8 +79,8 @@ def test_launchers_pick_python_from_env_then_venv_then_path(script, tmp_path):
 
     def python_used(**extra) -> str:
         """The marker name of the python that ran (torchrun scripts) or was handed to srun (its path)."""
-        proc = subprocess.run(['bash', str(checkout / 'tools' / script), 'a', 'b', 'c', 'd'], capture_output=True,
-                              text=True, env={**env, **extra}, timeout=30)
+        proc = subprocess.run(['bash', str(checkout / 'tools' / script), 'a', '2', '2', 'd'],
+                              capture_output=True, text=True, env={**env, **extra}, timeout=30)
         assert proc.returncode == 0, proc.stderr
         out = proc.stdout.split('\n')
         if script != 'slurm_train.sh':
