@@ -302,7 +302,7 @@ def _(tmp):
     return lambda: read_image(str(tmp / 'big.jpg'), max_pixels=10000), verify
 
 
-@case('image-empty-file', 'inputs', "a 0-byte image read by a dataset's LoadImage",
+@case('pose-image-empty-file', 'inputs', "a 0-byte image read by mmpose's LoadImage",
       "names the file: empty (0 bytes) (was OpenCV's `!buf.empty()` assertion)", error=OSError,
       match=r'cannot read image {tmp}/a\.png: the file is empty \(0 bytes\)')
 def _(tmp):
