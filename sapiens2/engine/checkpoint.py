@@ -295,8 +295,8 @@ def _folder_given(path: str) -> str:
     """The message for a folder given as a checkpoint: its newest checkpoint file, if it holds one."""
     files = [osp.join(path, name) for name in os.listdir(path) if name.endswith(('.pth', '.pt', '.safetensors'))]
     newest = f' (its newest: {max(files, key=osp.getmtime)})' if files else ' (it holds none)'
-    return (f'{path} is a folder, not a checkpoint file: pass one of its checkpoint files{newest}; to resume a '
-            'training from its work dir\'s latest checkpoint, give --resume without a path.')
+    return (f'{path} is a folder, not a checkpoint file: pass one of its checkpoint files{newest} (tools/train.py '
+            '--resume without a path resumes from the work dir\'s latest checkpoint).')
 
 
 def _describe(obj: Any) -> str:

@@ -233,7 +233,7 @@ def _(tmp):
 @case('checkpoint-folder', 'checkpoints', '--weights DIR or --resume DIR (a work dir)',
       'one line: a folder, its newest checkpoint, and --resume without a path (was "does not exist")',
       error=IsADirectoryError, match=r'{tmp} is a folder, not a checkpoint file: pass one of its checkpoint files '
-      r'\(its newest: {tmp}/iter_2\.pth\); to resume a training .* give --resume without a path')
+      r'\(its newest: {tmp}/iter_2\.pth\) \(tools/train\.py --resume without a path resumes from the work dir')
 def _(tmp):
     import os
 
