@@ -166,6 +166,12 @@ class Sapiens2Inferencer:
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
         if show and not out_dir:
             raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
+        if out_dir is not None and not str(out_dir).strip():
+            raise ValueError(f'out_dir={out_dir!r} is not a folder name; give a folder, or out_dir=None to write '
+                             'nothing')
+        if out_dir and not (save_vis or save_pred or show):
+            raise ValueError(f'save_vis=False with save_pred=False writes nothing to {out_dir}; keep one of them, or '
+                             'pass out_dir=None (the results are returned)')
         writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
                                overwrite, show) if out_dir else None)
         try:

@@ -49,6 +49,31 @@ def _(tmp):
         _one_line_after_usage
 
 
+@case('inferencer-writes-nothing', 'lost intent', "Sapiens2Inferencer(...)(image, out_dir=DIR, save_vis=False, "
+      "save_pred=False), or out_dir=''", 'ValueError: nothing would be written; keep one, or out_dir=None',
+      error=ValueError, match=r"save_vis=False with save_pred=False writes nothing to {tmp}/o; keep one of them.*\n"
+      r"out_dir='' is not a folder name")
+def _(tmp):
+    from sapiens2.apis import Sapiens2Inferencer
+    inferencer = Sapiens2Inferencer(str(POSE_NANO), device='cpu')
+    image = np.zeros((64, 48, 3), np.uint8)
+
+    def call():
+        messages = []
+        for options in (dict(out_dir=str(tmp / 'o'), save_vis=False, save_pred=False), dict(out_dir='')):
+            try:
+                inferencer(image, show_progress=False, **options)
+            except ValueError as err:
+                messages.append(str(err))
+        if len(messages) == 2:
+            raise ValueError('\n'.join(messages))
+
+    def verify(_):
+        assert not (tmp / 'o').exists(), 'the output folder was created'
+
+    return call, verify
+
+
 def _one_line_after_usage(err: CommandError) -> None:
     """argparse's usage line, then one error line."""
     lines = str(err).splitlines()
