@@ -4,8 +4,9 @@ import os
 import os.path as osp
 from typing import List
 
-import cv2
 import numpy as np
+
+from sapiens2.utils.image_write import write_image as _imwrite
 
 from .metainfo import keypoint_meta
 from .render import Rendering
@@ -20,11 +21,6 @@ def make_split_dirs(root: str, split: str, rgb_only: bool = False) -> None:
         os.makedirs(osp.join(root, split, folder), exist_ok=True)
     if not rgb_only:
         os.makedirs(osp.join(root, 'annotations'), exist_ok=True)
-
-
-def _imwrite(path: str, image: np.ndarray) -> None:
-    if not cv2.imwrite(path, image):
-        raise OSError(f'could not write {path}; check that the folder exists and is writable')
 
 
 def write_image(root: str, split: str, name: str, image: np.ndarray) -> str:
