@@ -11,6 +11,7 @@
 _base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/datasets/custom_keypoints.py']
 
 dataset_type = 'CocoDataset'
+model = dict(head=dict(out_channels=None))  # the number of keypoints of custom_metainfo
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_train, pipeline=_base_.train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_val, pipeline=_base_.val_pipeline))
 test_dataloader = val_dataloader

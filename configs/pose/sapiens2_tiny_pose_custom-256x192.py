@@ -5,6 +5,7 @@
 _base_ = ['./sapiens2_tiny_pose_synthhumans-256x192.py', '../_base_/datasets/custom_keypoints.py']
 
 dataset_type = 'CocoDataset'
+model = dict(head=dict(out_channels=None))  # the number of keypoints of custom_metainfo
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_train, pipeline=_base_.train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_val, pipeline=_base_.val_pipeline))
 test_dataloader = val_dataloader

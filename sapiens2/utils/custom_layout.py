@@ -19,26 +19,34 @@ from typing import Iterator
 
 from mmengine.config import Config, ConfigDict
 
-from sapiens2.metainfo.layout_file import find_layout_file, num_keypoints, read_parts_metainfo
+from sapiens2.metainfo.layout_file import PACKAGE_PREFIXES, find_layout_file, num_keypoints, read_parts_metainfo
+
+from .config_layout import LayoutMismatchError, swapping_nodes
 
 LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 
 
 def apply_custom_layout(cfg: Config) -> Config:
     """Write ``cfg.custom_metainfo`` / ``cfg.custom_data_root`` into the datasets and the model (module docstring);
-    return ``cfg``."""
+    return ``cfg``. Idempotent: :func:`sapiens2.adaptations` applies it to every config file MMEngine reads."""
     path = cfg.get('custom_metainfo')
     if path is None:
         return cfg
     layout_file = find_layout_file(path, cfg.filename)
+    if not path.startswith(PACKAGE_PREFIXES):
+        cfg.custom_metainfo = layout_file  # a saved copy of the config (the work dir's) finds it from anywhere
     data_root = cfg.get('custom_data_root')
     model = cfg.model.get('module', cfg.model)  # tools/test.py --tta wraps the model
     if 'decode_head' in model:
         meta = read_parts_metainfo(layout_file)
+        for key in ('num_classes', 'out_channels'):
+            _set_head_size(cfg, 'decode_head', key, len(meta['classes']), f'{layout_file} has '
+                           f'{len(meta["classes"])} classes', required=key == 'num_classes')
         _apply_parts(cfg, model, meta)
         dataset_meta = {k: meta[k] for k in ('classes', 'palette', 'flip_pairs') if k in meta}
     else:
-        model.head.out_channels = num_keypoints(layout_file)
+        count = num_keypoints(layout_file)
+        _set_head_size(cfg, 'head', 'out_channels', count, f'{layout_file} has {count} keypoints')
         dataset_meta = dict(from_file=layout_file)
     for dataset in _datasets(cfg):
         dataset.metainfo = ConfigDict(dataset_meta)
@@ -47,15 +55,30 @@ def apply_custom_layout(cfg: Config) -> Config:
     return cfg
 
 
+def _set_head_size(cfg: Config, head_key: str, key: str, size: int, because: str, required: bool = True) -> None:
+    """Set the head's ``key`` to the metainfo's ``size``; a config value that disagrees (None: not set, take the
+    metainfo's) is a :class:`LayoutMismatchError` rather than silently replaced."""
+    head = cfg.model.get('module', cfg.model)[head_key]
+    given = head.get(key)
+    if given is not None and given != size:
+        raise LayoutMismatchError(
+            f'{cfg.filename or "<config>"}: model.{head_key}.{key} = {given} but custom_metainfo {because}; set '
+            f'model.{head_key}.{key} = {size}, or None to take it from the metainfo file (it is what the head is '
+            'built with)')
+    if required or given is not None:
+        head[key] = size
+
+
 def _apply_parts(cfg: Config, model: ConfigDict, meta: dict) -> None:
-    model.decode_head.num_classes = len(meta['classes'])
-    pairs = meta['flip_pairs'] or None
-    for dataset in _datasets(cfg, ('train_dataloader', )):
-        for transform in dataset.get('pipeline', []):
-            if transform.get('type') == 'RandomFlip':
-                transform.swap_seg_labels = pairs
-    if 'tta_model' in cfg:
-        cfg.tta_model.swap_seg_labels = meta['flip_pairs']
+    """The file's flip pairs everywhere the config names ``swap_seg_labels`` (pipelines, ``tta_model``, the top-level
+    variable the recipe shares them by, so that a saved copy holds no other layout's pairs), its class weights in
+    the cross-entropy."""
+    if 'swap_seg_labels' in cfg:
+        cfg.swap_seg_labels = meta['flip_pairs']
+    for key in list(cfg.keys()):
+        for _, node in swapping_nodes(cfg[key]):
+            transform = node.get('type') == 'RandomFlip'
+            node.swap_seg_labels = (meta['flip_pairs'] or None) if transform else meta['flip_pairs']
     losses = model.decode_head.get('loss_decode', [])
     for loss in losses if isinstance(losses, (list, tuple)) else [losses]:
         if 'class_weight' in loss:
