@@ -10,6 +10,7 @@
 # first.
 _base_ = ['./sapiens2_1b_seg_bodypart29-1024x768.py', '../_base_/datasets/custom_parts.py']
 
+data_root = None  # custom_data_root is the data folder (a data_root set in your file would not reach the dataloaders)
 dataset_type = 'BaseSegDataset'
 model = dict(decode_head=dict(num_classes=None, loss_decode=_base_.custom_parts_loss))  # classes of custom_metainfo
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_train, pipeline=_base_.train_pipeline))

@@ -15,6 +15,7 @@ them where they belong:
 
 Configs without ``custom_metainfo`` are left as they are.
 """
+import difflib
 from typing import Iterator
 
 from mmengine.config import Config, ConfigDict
@@ -24,18 +25,25 @@ from sapiens2.metainfo.layout_file import PACKAGE_PREFIXES, find_layout_file, nu
 from .config_layout import LayoutMismatchError, swapping_nodes
 
 LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
+LAYOUT_KEYS = ('custom_metainfo', 'custom_data_root')
+
+
+class LayoutKeyError(ValueError):
+    """A misspelt layout key, or a top-level ``data_root`` that the dataloaders would not read."""
 
 
 def apply_custom_layout(cfg: Config) -> Config:
     """Write ``cfg.custom_metainfo`` / ``cfg.custom_data_root`` into the datasets and the model (module docstring);
     return ``cfg``. Idempotent: :func:`sapiens2.adaptations` applies it to every config file MMEngine reads."""
+    _check_layout_keys(cfg)
     path = cfg.get('custom_metainfo')
     if path is None:
         return cfg
+    data_root = cfg.get('custom_data_root')
+    _check_data_root(cfg, data_root)
     layout_file = find_layout_file(path, cfg.filename)
     if not path.startswith(PACKAGE_PREFIXES):
         cfg.custom_metainfo = layout_file  # a saved copy of the config (the work dir's) finds it from anywhere
-    data_root = cfg.get('custom_data_root')
     model = cfg.model.get('module', cfg.model)  # tools/test.py --tta wraps the model
     if 'decode_head' in model:
         meta = read_parts_metainfo(layout_file)
@@ -53,6 +61,29 @@ def apply_custom_layout(cfg: Config) -> Config:
         if data_root is not None:
             dataset.data_root = data_root
     return cfg
+
+
+def _check_layout_keys(cfg: Config) -> None:
+    """A top-level key a small edit away from a layout key (``custom_meta_info``, ``custom_dataroot``) is an error:
+    ignored, it would train on the base's layout or data folder."""
+    for key, value in cfg.items():
+        close = difflib.get_close_matches(key, LAYOUT_KEYS, n=1, cutoff=0.8)
+        if key not in LAYOUT_KEYS and isinstance(value, str) and close:
+            kept = 'layout' if close[0] == 'custom_metainfo' else 'data folder'
+            raise LayoutKeyError(f'{cfg.filename or "<config>"}: top-level key {key!r} is not read; did you mean '
+                                 f'{close[0]!r}? (as it is, the config would use its base\'s {kept})')
+
+
+def _check_data_root(cfg: Config, data_root) -> None:
+    """A top-level ``data_root`` (the mmseg habit) that differs from the folder the dataloaders read is an error:
+    MMEngine evaluates a base's dataloaders with the base's ``data_root``, so a child's is a variable nothing reads."""
+    given = cfg.get('data_root')
+    used = data_root or next((d.get('data_root') for d in _datasets(cfg)), None)
+    if given is not None and given != used:
+        raise LayoutKeyError(
+            f'{cfg.filename or "<config>"}: data_root = {given!r} does not reach the dataloaders, which read '
+            f'{used!r}: the base config built them from its own data_root before this file was read (MMEngine '
+            f'evaluates each file once); set custom_data_root = {given!r} instead')
 
 
 def _set_head_size(cfg: Config, head_key: str, key: str, size: int, because: str, required: bool = True) -> None:
