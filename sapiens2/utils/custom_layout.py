@@ -2,18 +2,21 @@
 
 MMEngine configs are evaluated once, so a child config that sets ``data_root`` does not reach the dataloaders its
 base built from it. The ``custom`` configs (``configs/_base_/datasets/custom_{keypoints,parts}.py``) therefore name
-the layout and the data folder in two top-level keys, and :func:`apply_custom_layout` (run by
-:func:`sapiens2.engine.launch.load_config`, so by training, testing, inference, export and conversion alike) writes
-them where they belong:
+the layout and the data folder in two top-level keys, and :func:`apply_custom_layout` (run by every
+``Config.fromfile``, an adaptation: so by training, testing, inference, export, conversion and mmpose's/mmseg's own
+APIs alike) writes them where they belong:
 
 * every ``{train,val,test}_dataloader.dataset``: ``data_root`` = ``custom_data_root``; ``metainfo`` = the file
   (keypoints: ``dict(from_file=...)``, which mmpose reads; parts: the classes, palette and flip pairs read here);
 * keypoints: ``model.head.out_channels`` = the number of keypoints (mmpose's flip follows the file's ``swap``);
-* parts: ``model.decode_head.num_classes`` = the number of classes, ``swap_seg_labels`` of the training
-  ``RandomFlip`` and of ``tta_model`` = the file's ``flip_pairs`` (none when it has none), and the cross-entropy
-  ``class_weight`` = the file's ``class_weight`` (uniform when it has none).
+* parts: ``model.decode_head.num_classes`` = the number of classes, every ``swap_seg_labels`` (pipelines,
+  ``tta_model``, the top-level variable) = the file's ``flip_pairs`` (none when it has none), and the cross-entropy
+  ``class_weight`` = the file's ``class_weight`` (uniform when it has none);
+* ``custom_metainfo`` = the file's absolute path, so that the copy a run saves in its work dir loads from anywhere.
 
-Configs without ``custom_metainfo`` are left as they are.
+A head size the config gives (not None) that disagrees with the file, a misspelt layout key and a top-level
+``data_root`` the dataloaders would not read are one line each. Configs without ``custom_metainfo`` are left as they
+are (but for the misspelt-key check).
 """
 import difflib
 from typing import Iterator
