@@ -245,8 +245,10 @@ def _apply_custom_layouts_on_read() -> None:
 
     def fromfile(filename, *args, **kwargs):
         cfg = upstream(filename, *args, **kwargs)
-        if isinstance(cfg, Config) and cfg.get('custom_metainfo') is not None:
+        if isinstance(cfg, Config):
+            from sapiens2.metainfo.layout_file import check_keypoint_file
             from sapiens2.utils.custom_layout import apply_custom_layout
+            check_keypoint_file(str(filename), cfg.get('dataset_info'))
             apply_custom_layout(cfg)
         return cfg
 
@@ -453,7 +455,8 @@ ADAPTATIONS: List[Adaptation] = [
         'custom-layout-on-read', 'mmengine', ('0.10.7', ),
         "Config.fromfile writes a config's custom_metainfo layout into its model and datasets "
         '(sapiens2.utils.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
-        'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them.',
+        'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
+        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.metainfo.layout_file).",
         _apply_custom_layouts_on_read),
     Adaptation(
         'inferencer-strict-load', 'mmengine', ('0.10.7', ),

@@ -49,6 +49,8 @@ def read_dataset_info(path: str) -> dict:
     """The ``dataset_info`` dict of a metainfo file."""
     try:
         info = Config.fromfile(path).get('dataset_info')
+    except LayoutFileError:
+        raise
     except Exception as err:  # a syntax error or a missing base: say which file
         raise LayoutFileError(f'{path}: cannot read the metainfo file ({type(err).__name__}: {err}).') from err
     if not isinstance(info, dict):
@@ -57,16 +59,22 @@ def read_dataset_info(path: str) -> dict:
 
 
 def num_keypoints(path: str) -> int:
-    """The number of keypoints of an mmpose keypoint metainfo file, checked by :func:`check_keypoint_info` unless
-    mmpose ships it (some of mmpose's own files have one-sided swaps or ids out of order, which it tolerates)."""
+    """The number of keypoints of an mmpose keypoint metainfo file (checked: :func:`check_keypoint_file`)."""
     info = read_dataset_info(path)
     keypoints = info.get('keypoint_info')
     if not isinstance(keypoints, Mapping) or not keypoints:
         raise LayoutFileError(f'{path}: dataset_info has no keypoint_info; a keypoint metainfo file follows mmpose\'s '
                               'format (keypoint_info, skeleton_info, joint_weights, sigmas).')
-    if not _shipped_by_mmpose(path):
-        check_keypoint_info(path, info)
+    check_keypoint_file(path, info)
     return len(keypoints)
+
+
+def check_keypoint_file(path: str, info) -> None:
+    """:func:`check_keypoint_info` of a file's ``dataset_info`` when it has a ``keypoint_info`` mapping, unless mmpose
+    ships the file (some of mmpose's own files have one-sided swaps or ids out of order, which it tolerates). Run on
+    every config file MMEngine reads (an adaptation), so mmpose's ``from_file`` reads are checked too."""
+    if isinstance(info, Mapping) and isinstance(info.get('keypoint_info'), Mapping) and not _shipped_by_mmpose(path):
+        check_keypoint_info(path, info)
 
 
 def _shipped_by_mmpose(path: str) -> bool:

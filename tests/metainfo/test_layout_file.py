@@ -54,3 +54,12 @@ def test_good_files_read():
     import mmpose  # its own files are read as mmpose reads them (some have one-sided swaps it tolerates)
     shipped = Path(mmpose.__file__).parent / '.mim' / 'configs' / '_base_' / 'datasets' / 'deepfashion2.py'
     assert num_keypoints(str(shipped)) == 294
+
+
+def test_mmpose_reads_of_a_keypoint_file_are_checked(tmp_path):
+    """mmpose's own metainfo=dict(from_file=...) (no custom_metainfo) reads the file through MMEngine's
+    Config.fromfile, which checks it: one line instead of mmpose's bare KeyError('thorat')."""
+    from mmpose.datasets.datasets.utils import parse_pose_metainfo
+    path = edited(tmp_path, UPPER_BODY10.read_text(), "link=('nose', 'neck')", "link=('thorat', 'neck')")
+    with pytest.raises(LayoutFileError, match=r"skeleton_info\[0\]\.link names 'thorat'.*\(known: nose, neck"):
+        parse_pose_metainfo(dict(from_file=path))
