@@ -239,6 +239,22 @@ def _scope_sapiens2_bases_by_their_default_scope() -> None:
     Config._dict_to_config_dict = staticmethod(_dict_to_config_dict)
 
 
+def _apply_custom_layouts_on_read() -> None:
+    from mmengine.config import Config
+    upstream = Config.fromfile
+
+    def fromfile(filename, *args, **kwargs):
+        cfg = upstream(filename, *args, **kwargs)
+        if isinstance(cfg, Config):
+            from sapiens2.metainfo.layout_file import check_keypoint_file
+            from sapiens2.utils.custom_layout import apply_custom_layout
+            check_keypoint_file(str(filename), cfg.get('dataset_info'))
+            apply_custom_layout(cfg)
+        return cfg
+
+    Config.fromfile = staticmethod(fromfile)
+
+
 def _log_the_config_at_debug() -> None:
     import logging
 
@@ -282,6 +298,18 @@ def _explain_rejected_samples() -> None:
             raise NoValidSampleError(describe_rejection(self, idx)) from err
 
     BaseDataset.__getitem__ = __getitem__
+
+
+def _load_sapiens2_inferencer_weights_strictly(module_name: str) -> Callable[[], None]:
+    """Replaces ``_load_checkpoint_to_model`` in an inferencer module (MMEngine's, mmpose's, mmseg's)."""
+
+    def patch(module: ModuleType) -> None:
+        from sapiens2.engine.checkpoint import strict_load_checkpoint_dict_for_sapiens2
+        from sapiens2.models.backbones.sapiens2 import contains_sapiens2
+        module._load_checkpoint_to_model = strict_load_checkpoint_dict_for_sapiens2(module._load_checkpoint_to_model,
+                                                                                   contains_sapiens2)
+
+    return lambda: _patch_module(module_name, patch)
 
 
 # --- mmcv ----------------------------------------------------------------------------------------------------------
@@ -431,6 +459,18 @@ ADAPTATIONS: List[Adaptation] = [
         'build from a user config anywhere.',
         _scope_sapiens2_bases_by_their_default_scope),
     Adaptation(
+        'custom-layout-on-read', 'mmengine', ('0.10.7', ),
+        "Config.fromfile writes a config's custom_metainfo layout into its model and datasets "
+        '(sapiens2.utils.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
+        'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
+        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.metainfo.layout_file).",
+        _apply_custom_layouts_on_read),
+    Adaptation(
+        'inferencer-strict-load', 'mmengine', ('0.10.7', ),
+        "MMEngine's BaseInferencer loads weights into models with a Sapiens2 backbone strictly (it passes "
+        'strict=False, which keeps a randomly initialised head of another shape without a word).',
+        _load_sapiens2_inferencer_weights_strictly('mmengine.infer.infer')),
+    Adaptation(
         'config-log-at-debug', 'mmengine', ('0.10.7', ),
         "The Runner logs the resolved config (1,000+ lines for a pose config) at DEBUG instead of INFO and logs the "
         'path of the copy it writes to the work dir instead.',
@@ -474,6 +514,16 @@ ADAPTATIONS: List[Adaptation] = [
         "mmseg.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "
         'loader instead of printing "do not match exactly".',
         _load_sapiens2_models_strictly('mmseg.apis.inference')),
+    Adaptation(
+        'mmpose-inferencer-strict', 'mmpose', ('1.3.2', ),
+        "MMPoseInferencer loads weights into models with a Sapiens2 backbone strictly (mmpose passes strict=False: a "
+        '308-keypoint head kept random for a 10-keypoint checkpoint, then an AssertionError in flip_heatmaps).',
+        _load_sapiens2_inferencer_weights_strictly('mmpose.apis.inferencers.base_mmpose_inferencer')),
+    Adaptation(
+        'mmseg-inferencer-strict', 'mmsegmentation', ('1.2.2', ),
+        "MMSegInferencer loads weights into models with a Sapiens2 backbone strictly (mmseg passes strict=False: a "
+        '29-class head kept random for a 5-class checkpoint, predicting labels the model does not have).',
+        _load_sapiens2_inferencer_weights_strictly('mmseg.apis.mmseg_inferencer')),
     Adaptation(
         'mmdet-init-detector-strict', 'mmdet', ('3.3.0', ),
         "mmdet.apis.init_detector loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "

@@ -4,7 +4,9 @@
 # python tools/dataset_converters/synthhumans_to_layout.py --keypoints FILE --out DIR (docs/custom_data.md).
 _base_ = ['./sapiens2_tiny_pose_synthhumans-256x192.py', '../_base_/datasets/custom_keypoints.py']
 
+data_root = None  # custom_data_root is the data folder (a data_root set in your file would not reach the dataloaders)
 dataset_type = 'CocoDataset'
+model = dict(head=dict(out_channels=None))  # the number of keypoints of custom_metainfo
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_train, pipeline=_base_.train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_val, pipeline=_base_.val_pipeline))
 test_dataloader = val_dataloader

@@ -10,8 +10,9 @@
 # first.
 _base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/datasets/custom_parts.py']
 
+data_root = None  # custom_data_root is the data folder (a data_root set in your file would not reach the dataloaders)
 dataset_type = 'BaseSegDataset'
-model = dict(decode_head=dict(loss_decode=_base_.custom_parts_loss))
+model = dict(decode_head=dict(num_classes=None, loss_decode=_base_.custom_parts_loss))  # classes of custom_metainfo
 train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_train, pipeline=_base_.train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_parts_val, pipeline=_base_.test_pipeline))
 test_dataloader = val_dataloader

@@ -623,14 +623,36 @@ def strict_load_checkpoint_for_sapiens2(upstream: Callable, applies_to: Callable
             return upstream(model, filename, map_location, strict, logger, revise_keys)
         from mmengine.runner.checkpoint import _load_checkpoint
         checkpoint = _load_checkpoint(filename, map_location or 'cpu', logger)
-        state_dict = extract_state_dict(checkpoint, str(filename))
-        for pattern, replacement in revise_keys:
-            state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
-        load_model_weights(model, state_dict, strict=True, source=str(filename))
+        _load_strictly(model, checkpoint, str(filename), revise_keys)
         return checkpoint
 
     load_checkpoint.__doc__ = strict_load_checkpoint_for_sapiens2.__doc__
     return load_checkpoint
+
+
+def strict_load_checkpoint_dict_for_sapiens2(upstream: Callable, applies_to: Callable[[nn.Module], bool]
+                                             ) -> Callable:
+    """MMEngine's ``_load_checkpoint_to_model`` as its ``BaseInferencer`` (so ``MMPoseInferencer`` and
+    ``MMSegInferencer``) calls it with ``strict=False``, except that models for which ``applies_to(model)`` holds load
+    strictly (:func:`load_model_weights`): a head of another shape is a :class:`CheckpointMismatchError`, never a
+    random head kept without a word."""
+
+    def _load_checkpoint_to_model(model: nn.Module, checkpoint: dict, strict: bool = False, logger=None,
+                                  revise_keys: list = [(r'^module\.', '')]) -> dict:
+        if not applies_to(model):
+            return upstream(model, checkpoint, strict, logger, revise_keys)
+        _load_strictly(model, checkpoint, '(the inferencer\'s weights)', revise_keys)
+        return checkpoint
+
+    _load_checkpoint_to_model.__doc__ = strict_load_checkpoint_dict_for_sapiens2.__doc__
+    return _load_checkpoint_to_model
+
+
+def _load_strictly(model: nn.Module, checkpoint: Mapping, source: str, revise_keys: list) -> None:
+    state_dict = extract_state_dict(checkpoint, source)
+    for pattern, replacement in revise_keys:
+        state_dict = OrderedDict((re.sub(pattern, replacement, k), v) for k, v in state_dict.items())
+    load_model_weights(model, state_dict, strict=True, source=source)
 
 
 def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = (),

@@ -182,7 +182,7 @@ def _fit_flip_pairs(cfg: Config, datasets: dict, problems: dict) -> str:
     from sapiens2.datasets.seg.metainfo import seg29_flip_pairs, seg29_metainfo
     seg29_pairs, seg29_classes = seg29_flip_pairs(), tuple(seg29_metainfo()['classes'])
     places = [(f'{loader}.dataset.pipeline{p}', node, datasets[loader][1]) for loader in datasets
-              for p, node in _swapping(_pipeline(cfg.get(loader)))]
+              for p, node in swapping_nodes(_pipeline(cfg.get(loader)))]
     test = next((datasets[loader][1] for loader in reversed(LOADERS) if loader in datasets), None)
     tta_model = cfg.get('tta_model')
     if isinstance(tta_model, Mapping) and 'swap_seg_labels' in tta_model and test is not None:
@@ -219,14 +219,14 @@ def _pipeline(loader) -> list:
     return pipeline if isinstance(pipeline, list) else []
 
 
-def _swapping(node, path: str = '') -> Iterator[tuple[str, Mapping]]:
+def swapping_nodes(node, path: str = '') -> Iterator[tuple[str, Mapping]]:
     """(path, transform) of every transform with ``swap_seg_labels``, within RandomApply/TestTimeAug too."""
     if isinstance(node, Mapping):
         if 'swap_seg_labels' in node:
             yield path, node
         for key, value in node.items():
             if isinstance(value, (list, tuple, Mapping)):
-                yield from _swapping(value, f'{path}.{key}')
+                yield from swapping_nodes(value, f'{path}.{key}')
     elif isinstance(node, (list, tuple)):
         for i, value in enumerate(node):
-            yield from _swapping(value, f'{path}[{i}]')
+            yield from swapping_nodes(value, f'{path}[{i}]')

@@ -1166,6 +1166,126 @@ def _(tmp):
 
     return load, no_swap
 
+# Round 4 (own layouts): layout files checked where they are read, misspelt layout keys, explicit head sizes -------
+_UPPER_BODY10 = REPO / 'configs/_base_/datasets/layouts/upper_body10.py'
+_PARTS5 = ("dataset_info = dict(classes=('background', 'head', 'torso', 'left_arm', 'right_arm'), "
+           "flip_pairs=[('left_arm', 'right_arm')], class_weight=[0.5, 1.0, 1.0, 2.0, 2.0])\n")
+_CUSTOM_POSE, _CUSTOM_SEG = 'configs/pose/sapiens2_tiny_pose_custom-256x192.py', \
+    'configs/seg/sapiens2_tiny_seg_custom-256x192.py'
+
+
+def _own_layout(tmp: Path, base: str, layout: str, body: str = '') -> Callable[[], object]:
+    """load_config of a config on ``base`` whose custom_metainfo is the file ``layout`` (its text)."""
+    (tmp / 'layout.py').write_text(layout)
+    return _load_config(_user_config(tmp, base, f"custom_metainfo = 'layout.py'\n{body}"))
+
+
+def _edited_upper_body10(old: str, new: str) -> str:
+    text = _UPPER_BODY10.read_text()
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+@case('layout-file-swap-name', 'layout', "a keypoint's swap partner that is no keypoint (shoulder_X)",
+      'one line: the file, the field, the name, the closest name and the known names', error=ValueError,
+      kind='LayoutFileError', match=r"layout\.py: keypoint_info\[2\]\.swap names 'shoulder_X', which is not one of its "
+      r"10 names; did you mean 'left_shoulder'\? \(known: nose, neck, ")
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10("swap='right_shoulder'", "swap='shoulder_X'"))
+
+
+@case('layout-file-skeleton-name', 'layout', 'a skeleton link naming no keypoint (thorat)',
+      'one line: the file, the link and the known names', error=ValueError, kind='LayoutFileError',
+      match=r"layout\.py: skeleton_info\[0\]\.link names 'thorat', which is not one of its 10 names; .*\(known: nose")
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10("link=('nose', 'neck')", "link=('nose', 'thorat')"))
+
+
+@case('layout-file-colour', 'layout', 'a keypoint colour of 300',
+      'one line: the file, the field and the 0-255 range', error=ValueError, kind='LayoutFileError',
+      match=r'layout\.py: keypoint_info\[0\]\.color = \[300, 153, 255\]; a colour is \[R, G, B\], three integers 0-255')
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10('color=[51, 153, 255]', 'color=[300, 153, 255]'))
+
+
+@case('layout-file-keypoint-id', 'layout', 'a keypoint id 999 (drawing would index past the keypoints)',
+      'one line: the file, the entry and the ids it takes', error=ValueError, kind='LayoutFileError',
+      match=r'layout\.py: keypoint_info\[1\] has id 999; keys and ids are the keypoint indices 0\.\.9')
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10("name='neck', id=1", "name='neck', id=999"))
+
+
+@case('layout-file-duplicate-name', 'layout', 'two keypoints named nose',
+      'one line: the file, the entry and the keypoint that has the name', error=ValueError, kind='LayoutFileError',
+      match=r"layout\.py: keypoint_info\[1\]\.name 'nose' is also the name of keypoint 0")
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10("name='neck'", "name='nose'"))
+
+
+@case('layout-file-one-sided-swap', 'layout', 'a swap pair set on one side only',
+      'one line: the file and both swaps', error=ValueError, kind='LayoutFileError',
+      match=r"layout\.py: keypoint_info\[2\]\.swap: 'left_shoulder' swaps with 'right_shoulder' but 'right_shoulder' "
+      r"swaps with ''")
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_POSE, _edited_upper_body10("swap='left_shoulder'", "swap=''"))
+
+
+@case('layout-file-negative-class-weight', 'layout', 'a negative class_weight in a parts file',
+      'one line: the file, the entry and the range', error=ValueError, kind='LayoutFileError',
+      match=r'layout\.py: class_weight\[2\] = -1\.0; class_weight are numbers >= 0')
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_SEG, _PARTS5.replace('0.5, 1.0, 1.0', '0.5, 1.0, -1.0'))
+
+
+@case('layout-misspelt-metainfo-key', 'layout', 'custom_meta_info instead of custom_metainfo',
+      "one line naming the key it resembles (it would train on the base's layout)", error=ValueError,
+      kind='LayoutKeyError', match=r"top-level key 'custom_meta_info' is not read; did you mean 'custom_metainfo'\?")
+def _(tmp):
+    return _load_config(_user_config(tmp, _CUSTOM_POSE, f"custom_meta_info = '{_UPPER_BODY10}'"))
+
+
+@case('layout-misspelt-data-root-key', 'layout', 'custom_dataroot instead of custom_data_root',
+      'one line naming the key it resembles', error=ValueError, kind='LayoutKeyError',
+      match=r"top-level key 'custom_dataroot' is not read; did you mean 'custom_data_root'\?")
+def _(tmp):
+    return _load_config(_user_config(tmp, _CUSTOM_POSE, "custom_dataroot = 'data/mine'"))
+
+
+@case('layout-top-level-data-root', 'layout', 'a top-level data_root (the mmseg habit) in an own-layout config',
+      'one line: why the dataloaders would not read it and where to put it', error=ValueError, kind='LayoutKeyError',
+      match=r"data_root = 'data/mine' does not reach the dataloaders, which read 'data/custom_parts/': .* set "
+      r"custom_data_root = 'data/mine' instead")
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_SEG, _PARTS5, "data_root = 'data/mine'")
+
+
+@case('layout-explicit-head-size', 'layout', 'num_classes = 6 with a metainfo file of 5 classes',
+      'one line: the key, the file and the value that fits (not replaced silently)', error=ValueError,
+      kind='LayoutMismatchError', match=r'model\.decode_head\.num_classes = 6 but custom_metainfo .*layout\.py has 5 '
+      r'classes; set model\.decode_head\.num_classes = 5, or None')
+def _(tmp):
+    return _own_layout(tmp, _CUSTOM_SEG, _PARTS5, 'model = dict(decode_head=dict(num_classes=6))')
+
+
+@case('layout-inferencer-other-head', 'layout', "MMSegInferencer given a 29-class config and a 3-class checkpoint",
+      'one error listing the head tensors of another shape (mmseg loads non-strictly and keeps a random head)',
+      error=RuntimeError, kind='CheckpointMismatchError',
+      match=r'decode_head\.conv_seg\.weight \(checkpoint \(3, 32, 1, 1\) vs model \(29, 32, 1, 1\)\)')
+def _(tmp):
+    import torch
+    from mmseg.apis import MMSegInferencer
+
+    from sapiens2.apis import init_model
+    from sapiens2.engine.checkpoint import save_weights
+    three = _user_config(tmp, _NANO_SEG, 'model = dict(decode_head=dict(num_classes=3))')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # random weights
+        torch.manual_seed(0)
+        save_weights(init_model(three, device='cpu').state_dict(), str(tmp / 'three.pth'),
+                     dict(dataset_meta=dict(classes=('a', 'b', 'c'))))
+    return lambda: MMSegInferencer(str(REPO / _NANO_SEG), str(tmp / 'three.pth'), device='cpu')
+
+
 # Round 3 (silent results, devices and precisions): pose labels and codec, integer weights, all-ignored seg labels,
 # dense map sizes, pointmap validity, sapiens2-infer thresholds, devices and dtypes ---------------------------------
 POSE_NANO = REPO / 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'

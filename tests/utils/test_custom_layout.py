@@ -103,3 +103,49 @@ def test_keypoint_metainfo_without_keypoints_is_refused(tmp_path):
     (tmp_path / 'parts.py').write_text("dataset_info = dict(classes=('a', 'b'))\n")
     with pytest.raises(LayoutFileError, match='no keypoint_info'):
         load_config(user_config(tmp_path, 'pose/sapiens2_tiny_pose_custom-256x192.py', custom_metainfo='parts.py'))
+
+
+@pytest.mark.parametrize('base, setting, size', [
+    ('pose/sapiens2_tiny_pose_custom-256x192.py', 'model = dict(head=dict(out_channels=10))', 10),
+    ('seg/sapiens2_tiny_seg_custom-256x192.py', 'model = dict(decode_head=dict(num_classes=7, out_channels=7))', 7),
+])
+def test_explicit_head_sizes_that_agree_are_kept(tmp_path, base, setting, size):
+    layout = 'upper_body10.py' if 'pose' in base else 'body7.py'
+    path = user_config(tmp_path, base, custom_metainfo=f'sapiens2::_base_/datasets/layouts/{layout}')
+    Path(path).write_text(Path(path).read_text() + setting + '\n')
+    cfg = load_config(path)
+    head = cfg.model.get('head') or cfg.model.decode_head
+    assert size in (head.get('out_channels'), head.get('num_classes'))
+
+
+def test_explicit_head_size_that_disagrees_is_one_line(tmp_path):
+    from sapiens2.utils.config_layout import LayoutMismatchError
+    path = user_config(tmp_path, 'pose/sapiens2_tiny_pose_custom-256x192.py',
+                       custom_metainfo='sapiens2::_base_/datasets/layouts/upper_body10.py')
+    Path(path).write_text(Path(path).read_text() + 'model = dict(head=dict(out_channels=12))\n')
+    with pytest.raises(LayoutMismatchError, match=r'model\.head\.out_channels = 12 but custom_metainfo .*upper_body10'
+                                                  r'\.py has 10 keypoints; set model\.head\.out_channels = 10') as err:
+        load_config(path)
+    assert str(err.value).startswith(path) and '\n' not in str(err.value)
+
+
+def test_relative_metainfo_is_saved_absolute(tmp_path):
+    (tmp_path / 'mine.py').write_text("dataset_info = dict(classes=('bg', 'shirt'))\n")
+    cfg = load_config(user_config(tmp_path, 'seg/sapiens2_tiny_seg_custom-256x192.py', custom_metainfo='mine.py'))
+    assert cfg.custom_metainfo == str(tmp_path / 'mine.py')
+    packaged = load_config(user_config(tmp_path, 'seg/sapiens2_tiny_seg_custom-256x192.py',
+                                       custom_metainfo='sapiens2::_base_/datasets/layouts/body7.py'))
+    assert packaged.custom_metainfo == 'sapiens2::_base_/datasets/layouts/body7.py'  # found from anywhere as it is
+
+
+def test_layout_keys_are_checked_without_custom_metainfo(tmp_path):
+    """A misspelt key on a config with no custom_metainfo at all (it would run on the base's 29 classes)."""
+    from sapiens2.utils.custom_layout import LayoutKeyError
+    with pytest.raises(LayoutKeyError, match=r"'custom_metainf' is not read; did you mean 'custom_metainfo'\?"):
+        load_config(user_config(tmp_path, 'seg/sapiens2_tiny_seg_synthhumans-256x192.py', custom_metainf='x.py'))
+
+
+def test_data_root_equal_to_the_dataloaders_is_fine(tmp_path):
+    cfg = load_config(user_config(tmp_path, 'seg/sapiens2_tiny_seg_custom-256x192.py', data_root='data/mine',
+                                  custom_data_root='data/mine'))
+    assert cfg.train_dataloader.dataset.data_root == 'data/mine'
