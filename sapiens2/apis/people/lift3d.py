@@ -4,7 +4,8 @@ The pointmap implies a pinhole camera (a point (x, y, z) seen at pixel (u, v) ha
 cy): :func:`pointmap_camera` fits it on the people's pixels (a model trained on people predicts no camera on the
 background). A keypoint's depth is read from the valid pointmap pixels of its person's own
 mask in a small window around it (not the background, not another person): the depth of the keypoint's own pixel
-when that is one of them and within ``OUTLIER_M`` of their median, else the median. Its 3D point lies on the ray
+when that is one of them and at least ``MIN_AGREEING`` other lies within ``AGREE_M`` of it (a surface, not a lone
+outlier at an edge), else their median. Its 3D point lies on the ray
 through its 2D position at that depth, so it projects back onto the 2D keypoint. ``NaN`` (``null`` in JSON)
 where the keypoint is not confident or its window holds no valid pixel of its person.
 """
@@ -14,8 +15,8 @@ import numpy as np
 
 #: Half size (pixels) of the window a keypoint's depth is taken from, per 256 pixels of the image's shorter side.
 WINDOW_RADIUS_PER_256 = 2
-#: A keypoint's own pixel farther than this (metres) from its window's median depth is an outlier (an edge).
-OUTLIER_M = 0.03
+#: The keypoint's own pixel is trusted when this many other pixels of its window lie within ``AGREE_M`` metres of it.
+MIN_AGREEING, AGREE_M = 1, 0.03
 #: Pointmap pixels the camera fit uses at most (a regular subsample).
 CAMERA_FIT_PIXELS = 20000
 
@@ -68,9 +69,9 @@ def lift_keypoints(pointmap: np.ndarray, valid: np.ndarray, keypoints: np.ndarra
             depths = depth[window][own[window]]
             if not len(depths):
                 continue
-            z = float(np.median(depths))
-            if own[row, col] and abs(depth[row, col] - z) <= OUTLIER_M:
-                z = float(depth[row, col])
+            centre = float(depth[row, col])
+            agreeing = int((np.abs(depths - centre) <= AGREE_M).sum()) - 1 if own[row, col] else -1
+            z = centre if agreeing >= MIN_AGREEING else float(np.median(depths))
             points[n, k] = (z * (u - K[0, 2]) / K[0, 0], z * (v - K[1, 2]) / K[1, 1], z)
             support[n, k] = len(depths) / size
     return points, support
