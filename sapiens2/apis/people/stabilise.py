@@ -1,9 +1,11 @@
 """Video: per-track temporal stabilisation of person masks and smoothing of 3D keypoints.
 
 Masks: each track keeps a soft mask, moved with the track's box from frame to frame (scale and shift) and blended
-with the new mask (exponential moving average, weight ``ALPHA``); a pixel turns on above ``ON`` and off below
-``OFF`` (hysteresis), so a still person's mask stops changing once its soft mask has settled instead of flickering
-at its uncertain edge. A pixel two tracks claim goes to the one whose soft mask is higher (masks stay disjoint).
+with the new mask (exponential moving average, weight ``ALPHA``). Near the new mask's edge (within ``RIM_PER_256``
+pixels per 256 of the image's shorter side, at least 2), where a model's masks flicker, a pixel turns on above
+``ON`` and off below ``OFF`` (hysteresis), so a still person's mask stops changing once its soft mask has settled; away from the
+edge the new mask holds as it is, so a moving limb is not dragged behind. A pixel two tracks claim goes to the one
+whose soft mask is higher (masks stay disjoint).
 3D keypoints: a One-Euro filter per track (:mod:`sapiens2.apis.smoothing`), speeds in metres per second.
 """
 from typing import Dict, Sequence, Tuple
@@ -13,8 +15,17 @@ import numpy as np
 
 from ..smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, OneEuroFilter
 
-ALPHA = 0.3
-ON, OFF = 0.6, 0.4
+ALPHA = 0.2
+ON, OFF = 0.6, 0.3
+RIM_PER_256 = 2
+
+
+def rim(mask: np.ndarray) -> np.ndarray:
+    """(H, W) bool: the pixels within the rim width of the edge of ``mask``, inside or outside."""
+    width = max(2, int(round(RIM_PER_256 * min(mask.shape) / 256)))
+    inside = cv2.distanceTransform(mask.astype(np.uint8), cv2.DIST_L2, 3)
+    outside = cv2.distanceTransform((~mask).astype(np.uint8), cv2.DIST_L2, 3)
+    return np.where(mask, inside, outside) <= width
 
 
 def _box_motion(previous: np.ndarray, current: np.ndarray) -> np.ndarray:
@@ -45,6 +56,7 @@ class MaskStabiliser:
                                         flags=cv2.INTER_LINEAR) for a in previous[:2]]
                 soft = (1 - self.alpha) * moved[0] + self.alpha * mask
                 state = np.where(moved[1] > 0.5, soft > self.off, soft > self.on)
+                state = np.where(rim(mask), state, mask)
             self.tracks[int(track_id)] = (soft, state, box)
             softs.append(soft)
             states.append(state)
