@@ -3,9 +3,9 @@
 Masks: each track keeps a soft mask, moved with the track's box from frame to frame (scale and shift) and blended
 with the new mask (exponential moving average, weight ``ALPHA``). Near the new mask's edge (within ``RIM_PER_256``
 pixels per 256 of the image's shorter side, at least 2), where a model's masks flicker, a pixel turns on above
-``ON`` and off below ``OFF`` (hysteresis), so a still person's mask stops changing once its soft mask has settled; away from the
-edge the new mask holds as it is, so a moving limb is not dragged behind. A pixel two tracks claim goes to the one
-whose soft mask is higher (masks stay disjoint).
+``ON`` and off below ``OFF`` (hysteresis), so a still person's mask stops changing once its soft mask has settled;
+away from the edge the new mask holds as it is, so a moving limb is not dragged behind. A pixel two tracks claim goes
+to the one whose soft mask is higher (masks stay disjoint).
 3D keypoints: a One-Euro filter per track (:mod:`sapiens2.apis.smoothing`), speeds in metres per second.
 """
 from typing import Dict, Sequence, Tuple
