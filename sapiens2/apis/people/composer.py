@@ -110,7 +110,7 @@ class PeopleComposer:
         points = support = None
         pointmap = results.get('pointmap')
         if pointmap is not None and keypoints is not None and len(boxes):
-            people_pixels = (foreground if foreground is not None
+            people_pixels = (masks.any(axis=0) if masks is not None
                              else np.any([box_region(shape, box) for box in boxes], axis=0))
             camera = pointmap_camera(pointmap['pointmap'], pointmap['valid'] & people_pixels)  # background: no camera
             points, support = lift_keypoints(pointmap['pointmap'], pointmap['valid'], keypoints, scores > self.kpt_thr,

@@ -17,6 +17,8 @@ import numpy as np
 WINDOW_RADIUS_PER_256 = 2
 #: The keypoint's own pixel is trusted when this many other pixels of its window lie within ``AGREE_M`` metres of it.
 MIN_AGREEING, AGREE_M = 1, 0.03
+#: Least-squares rounds of the camera fit, each without the pixels 3 median residuals off the previous line.
+FIT_ROUNDS = 3
 #: Pointmap pixels the camera fit uses at most (a regular subsample).
 CAMERA_FIT_PIXELS = 20000
 
@@ -27,8 +29,8 @@ def window_radius(shape: Tuple[int, int]) -> int:
 
 
 def pointmap_camera(pointmap: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """The 3x3 intrinsics (fx, fy, cx, cy; least squares) of the pinhole camera the pointmap (H, W, 3) implies on its
-    ``valid`` (H, W) pixels in front of the camera."""
+    """The 3x3 intrinsics (fx, fy, cx, cy; least squares, robust to outliers) of the pinhole camera the pointmap
+    (H, W, 3) implies on its ``valid`` (H, W) pixels in front of the camera."""
     z = pointmap[..., 2]
     rows, cols = np.nonzero(valid & (z > 1e-6))
     if len(rows) < 2:
@@ -38,9 +40,13 @@ def pointmap_camera(pointmap: np.ndarray, valid: np.ndarray) -> np.ndarray:
     points = pointmap[rows, cols].astype(np.float64)
     K = np.eye(3)
     for axis, pixels in ((0, cols), (1, rows)):
-        ratio = points[:, axis] / points[:, 2]
-        design = np.stack([ratio, np.ones_like(ratio)], 1)
-        (K[axis, axis], K[axis, 2]), *_ = np.linalg.lstsq(design, pixels.astype(np.float64), rcond=None)
+        ratio, pixels = points[:, axis] / points[:, 2], pixels.astype(np.float64)
+        keep = np.ones(len(ratio), bool)
+        for _ in range(FIT_ROUNDS):  # refit without the pixels far off the line (a model's outliers)
+            design = np.stack([ratio[keep], np.ones(keep.sum())], 1)
+            (K[axis, axis], K[axis, 2]), *_ = np.linalg.lstsq(design, pixels[keep], rcond=None)
+            residual = np.abs(K[axis, axis] * ratio + K[axis, 2] - pixels)
+            keep = residual <= max(3 * np.median(residual[keep]), 1.0)
     return K
 
 
