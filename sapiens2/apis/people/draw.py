@@ -52,7 +52,7 @@ def draw_skeletons_3d(skeletons: np.ndarray, links: Sequence[Sequence[int]], col
     axes.set_zlabel('up (m)', fontsize=6)
     axes.tick_params(labelsize=5)
     axes.view_init(elev=VIEW_ELEVATION, azim=VIEW_AZIMUTH)
-    figure.tight_layout(pad=0.2)
+    figure.subplots_adjust(left=0, right=0.94, bottom=0.08, top=1)
     figure.canvas.draw()
     rgba = np.asarray(figure.canvas.buffer_rgba())
     return cv2.resize(cv2.cvtColor(rgba, cv2.COLOR_RGBA2BGR), (width, height))
