@@ -109,12 +109,8 @@ class PeopleComposer:
                 masks = state[0].update(ids, masks, boxes)
         points = support = None
         pointmap = results.get('pointmap')
-        if pointmap is not None and keypoints is not None and len(boxes):
-            people_pixels = (masks.any(axis=0) if masks is not None
-                             else np.any([box_region(shape, box) for box in boxes], axis=0))
-            camera = pointmap_camera(pointmap['pointmap'], pointmap['valid'] & people_pixels)  # background: no camera
-            points, support = lift_keypoints(pointmap['pointmap'], pointmap['valid'], keypoints, scores > self.kpt_thr,
-                                             masks, K=camera)
+        if pointmap is not None and keypoints is not None:
+            points, support = self._lift(pointmap, keypoints, scores, masks, boxes)
             if state is not None and ids is not None:
                 points = state[1].update(ids, points, stream[1] / stream[2])
         records = []
@@ -130,6 +126,21 @@ class PeopleComposer:
                 None if points is None else points[n], None if support is None else scores[n] * support[n], stats))
         return dict(people, masks=masks, mask_scores=mask_scores, keypoints_3d=points,
                     keypoints_3d_scores=None if support is None else scores * support, records=records)
+
+    def _lift(self, pointmap: dict, keypoints: np.ndarray, scores: np.ndarray, masks: Optional[np.ndarray],
+              boxes: np.ndarray) -> tuple:
+        """3D keypoints and their support (:func:`.lift_keypoints`); all NaN where the pointmap implies no camera on
+        the people's pixels (none valid)."""
+        shape = pointmap['valid'].shape
+        people_pixels = np.zeros(shape, bool)
+        for n, box in enumerate(boxes):
+            people_pixels |= masks[n] if masks is not None else box_region(shape, box)
+        try:
+            camera = pointmap_camera(pointmap['pointmap'], pointmap['valid'] & people_pixels)  # background: no camera
+        except ValueError:
+            return np.full(keypoints.shape[:2] + (3, ), np.nan, np.float32), np.zeros(keypoints.shape[:2], np.float32)
+        return lift_keypoints(pointmap['pointmap'], pointmap['valid'], keypoints, scores > self.kpt_thr, masks,
+                              K=camera)
 
     def _head_and_feet_seen(self, scores: Optional[np.ndarray], n: int) -> bool:
         return (scores is not None and bool(self.head) and bool(self.feet)
@@ -172,7 +183,7 @@ class PeopleComposer:
         colors = self.colors(result)
         masks = result['masks'] if result['masks'] is not None else np.zeros((0, ) + image.shape[:2], bool)
         picture = draw_instance_masks(image, masks, colors)
-        if result['keypoints_3d'] is None:
+        if result['keypoints_3d'] is None:  # no pointmap or no pose: the same for every frame of a video
             return picture
         side = image.shape[0]  # a square view as high as the image
         return side_by_side(picture, draw_skeletons_3d(result['keypoints_3d'], self.links, colors, (side, side)))

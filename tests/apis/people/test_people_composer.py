@@ -143,3 +143,18 @@ def test_video_people_are_json_lines_with_track_ids_and_3d_keypoints(tmp_path):
         ids = [i['track_id'] for i in frame['instances']]
         assert len(ids) == 2 and len(set(ids)) == 2 and all(isinstance(i, int) for i in ids)
         assert all(len(i['keypoints_3d']) == 308 and 'mask' in i for i in frame['instances'])
+
+
+def test_a_frame_with_nobody_draws_the_same_picture_size_as_one_with_people():
+    composer = PeopleComposer([pose17(), seg3(), fake_task('pointmap')])
+    image = np.zeros((120, 80, 3), np.uint8)
+    results = standing_person()
+    with_person = composer.visualize(image, composer.compose(image, results))
+    results['pose'] = dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
+                           keypoints=np.zeros((0, 17, 2), np.float32), keypoint_scores=np.zeros((0, 17), np.float32))
+    nobody = composer.compose(image, results)
+    assert nobody['keypoints_3d'].shape == (0, 17, 3) and nobody['records'] == []
+    assert composer.visualize(image, nobody).shape == with_person.shape  # video frames keep one size
+    results['pointmap']['valid'][:] = False  # nothing valid: no camera, null keypoints (not an error)
+    results['pose'] = standing_person()['pose']
+    assert all(p is None for p in composer.compose(image, results)['records'][0]['keypoints_3d'])
