@@ -76,6 +76,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--det-interval', type=int, default=1,
                         help='videos and streams: run the person detector every N frames; the boxes in between come '
                         'from the tracked keypoints')
+    parser.add_argument('--people', action='store_true',
+                        help='one record per person from pose (or --bboxes) with seg, matting and/or pointmap: mask '
+                        '(COCO RLE), 3D keypoints in metres, in the pose JSON and in --out/people/ (COCO results, '
+                        '3D skeleton .ply, pictures; docs/inference.md: people)')
     parser.add_argument('--show', action='store_true', help='also show the pictures in a window as they are drawn')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
@@ -155,9 +159,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     trust_checkpoint=args.trust_checkpoint, backend=args.backend,
                                     providers=args.providers)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
-               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show)
-    for task in inferencer.tasks:
-        print(f'{task.name}: results in {osp.join(args.out, task.name)}')
+               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show,
+               people=args.people)
+    for name in [task.name for task in inferencer.tasks] + (['people'] if args.people else []):
+        print(f'{name}: results in {osp.join(args.out, name)}')
     return 0
 
 

@@ -13,6 +13,7 @@ from .backends import build_model, plan_model
 from .inputs import InputType, Source, collect_sources
 from .notices import Notices
 from .pending_frames import PendingFrames
+from .people import PeopleComposer
 from .prefetch import prefetched
 from .tasks.base import BaseInferenceTask
 from .writer import ResultWriter
@@ -132,7 +133,8 @@ class Sapiens2Inferencer:
                  return_results: bool = True,
                  recursive: bool = False,
                  overwrite: bool = False,
-                 show: bool = False) -> List[dict]:
+                 show: bool = False,
+                 people: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -148,8 +150,11 @@ class Sapiens2Inferencer:
             overwrite: Replace files in ``out_dir`` that sapiens2 did not write there. Without it such a file is
                 refused before anything is written (``FileExistsError``); an output never replaces an input.
             show: Also show the pictures in an OpenCV window per task as they are drawn (needs ``out_dir``).
+            people: Compose the tasks into one record per person (``people`` result, ``people/`` outputs, person
+                fields in the pose JSON; :mod:`sapiens2.apis.people`): pose (or ``bboxes``) with seg, matting or
+                pointmap.
         Returns:
-            One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name.
+            One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name (and ``people``).
         Raises:
             InferenceInterrupted: On Ctrl-C (a ``KeyboardInterrupt``), after writing the outputs of the frames
                 already predicted, group files included.
@@ -158,8 +163,9 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
+        composer = PeopleComposer(self.tasks, bboxes) if people else None
         if bboxes:
-            if not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
+            if not people and not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
             check_bbox_names(bboxes, sources)
@@ -172,7 +178,8 @@ class Sapiens2Inferencer:
         if out_dir and not (save_vis or save_pred or show):
             raise ValueError(f'save_vis=False with save_pred=False writes nothing to {out_dir}; keep one of them, or '
                              'pass out_dir=None (the results are returned)')
-        writer = (ResultWriter(out_dir, self.tasks, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
+        outputs = self.tasks + ([composer] if composer else [])  # the people's outputs are written as a task's
+        writer = (ResultWriter(out_dir, outputs, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
                                overwrite, show) if out_dir else None)
         try:
             if writer is not None:
@@ -187,6 +194,8 @@ class Sapiens2Inferencer:
 
         def emit(items) -> None:
             for source, index, image, results in items:
+                if composer is not None:
+                    results = composer.add(source, index, image, results)
                 if writer is not None:
                     writer.add(source, index, image, results)
                 if return_results:
@@ -196,6 +205,8 @@ class Sapiens2Inferencer:
         def end_source(source: Source) -> None:
             emit(pending.flush(source))
             self._end_source(writer, source)
+            if composer is not None:
+                composer.end_stream(source.name)
 
         done = 0
         try:

@@ -1413,6 +1413,13 @@ def _(tmp):
     return one_epoch
 
 
+@case('infer-people-no-dense-task', 'inference', 'sapiens2-infer --task pose --people (no seg, matting or pointmap)',
+      'one error line that names the tasks and the one to add (instead of an empty people folder)', error=CommandError,
+      match=r'exit 1: .*people needs a dense task that gives masks \(seg, matting\) or 3D \(pointmap\).*add --task seg')
+def _(tmp):
+    return _infer_cli(tmp, '--people')
+
+
 @case('infer-threshold-nan', 'inference', 'sapiens2-infer --kpt-thr nan (also --bbox-thr, --nms-thr; inf, -0.1, 2)',
       'an argument error: thresholds are finite numbers in [0, 1] (instead of drawing nothing)', error=CommandError,
       match=r'exit 2: .*error: argument --kpt-thr: nan is not a threshold; give a finite number in \[0, 1\]')

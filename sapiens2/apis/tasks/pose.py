@@ -207,4 +207,6 @@ def _instances(result: dict) -> List[dict]:
                                                      result['keypoint_scores'])]
     for instance, track_id in zip(instances, result.get('track_ids', ())):
         instance['track_id'] = int(track_id)
+    for instance, person in zip(instances, result.get('people', ())):  # --people: mask, keypoints_3d...
+        instance.update(person)
     return instances

@@ -1,0 +1,226 @@
+"""Compose the tasks' per-image results into people: one record per person (``Sapiens2Inferencer(..., people=True)``,
+``sapiens2-infer --people``), written under ``<out>/people/`` by the result writer like a task's outputs.
+
+People come from the pose task (boxes, keypoints in the model's layout, track ids in video) or, without pose, from the
+user's person boxes. Their masks split the foreground of seg (the seg model's non-background classes) or matting
+(alpha > 0.5) (:mod:`.assign`), stabilised per track in video (:mod:`.stabilise`); their 3D keypoints come from the
+pointmap (:mod:`.lift3d`), smoothed per track in video.
+"""
+import json
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from sapiens2.structures import layout
+from sapiens2.visualization.dense_maps import side_by_side
+
+from ..output_guard import checked
+from ..tracking import track_color
+from .assign import assign_masks, box_region
+from .coco_results import coco_results
+from .draw import draw_instance_masks, draw_skeletons_3d
+from .lift3d import lift_keypoints, pointmap_camera
+from .ply import write_skeleton_ply
+from .record import FOOT_WORDS, HEAD_WORDS, depth_range, height_m, named_indices, person_record
+from .stabilise import Keypoint3DSmoother, MaskStabiliser
+
+#: Matting alpha above which a pixel is foreground.
+ALPHA_FOREGROUND = 0.5
+
+
+def background_classes(seg_task) -> List[int]:
+    """The seg model's background class ids: those its own class names call ``background``, else class 0."""
+    head = getattr(seg_task.model, 'decode_head', None)
+    names = layout.class_names(getattr(seg_task.model, 'dataset_meta', None), getattr(head, 'num_classes', None))
+    named = [i for i, name in enumerate(names or ()) if name.strip().lower() == 'background']
+    return named or [0]
+
+
+class PeopleComposer:
+    """The ``people`` outputs of one inferencer call.
+
+    Args:
+        tasks: The inferencer's tasks (pose, seg, matting, pointmap are used when there).
+        bboxes: The user's person boxes per frame name, for dense tasks without pose.
+    Raises:
+        ValueError: One line, for a combination that gives no person record (no seg, matting or pointmap; no pose and
+            no boxes; pointmap alone without pose).
+    """
+    name = 'people'
+    raw_suffixes = ('_skeleton3d.ply', )
+    group_suffixes = ('_coco_results.json', )
+
+    def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None) -> None:
+        by_name = {task.name: task for task in tasks}
+        self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
+        self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
+        self.bboxes = bboxes or {}
+        names = sorted(by_name)
+        if not (self.seg or self.matting or self.pointmap):
+            raise ValueError(f'people needs a dense task that gives masks (seg, matting) or 3D (pointmap) besides the '
+                             f'people, got tasks {names}; add --task seg and/or pointmap')
+        if self.pose is None and not self.bboxes:
+            raise ValueError(f'people needs people: run pose with the dense tasks or give person boxes (--bboxes), '
+                             f'got tasks {names} and no boxes')
+        if self.pose is None and not (self.seg or self.matting):
+            raise ValueError('people from boxes needs seg or matting for their masks (3D keypoints need pose); add '
+                             '--task seg or pose')
+        self.kpt_thr = self.pose.kpt_thr if self.pose else 0.3
+        self.links = (self.pose.keypoint_style()['links'].tolist() if self.pose else [])
+        keypoint_names = self.pose.keypoint_names() if self.pose else None
+        self.head, self.feet = named_indices(keypoint_names, HEAD_WORDS), named_indices(keypoint_names, FOOT_WORDS)
+        self.background = background_classes(self.seg) if self.seg else []
+        self.streams: Dict[str, tuple] = {}
+
+    # ----------------------------------------------------------------------------------------- composition
+    def foreground(self, results: Dict[str, dict], shape) -> Optional[np.ndarray]:
+        """(H, W) bool: the seg model's non-background pixels, else matting's alpha > 0.5; None without either."""
+        if 'seg' in results:
+            return ~np.isin(results['seg']['labels'], self.background)
+        if 'matting' in results:
+            return results['matting']['alpha'] > ALPHA_FOREGROUND
+        return None
+
+    def people_of(self, results: Dict[str, dict], frame_name: str) -> dict:
+        """Boxes, scores, keypoints and track ids of the frame's people (pose, else the user's boxes)."""
+        pose = results.get('pose')
+        if pose is not None:
+            return dict(bboxes=np.asarray(pose['bboxes'], np.float32), bbox_scores=pose['bbox_scores'],
+                        keypoints=pose['keypoints'], keypoint_scores=pose['keypoint_scores'],
+                        track_ids=pose.get('track_ids'))
+        given = self.bboxes.get(frame_name) or []
+        boxes = np.asarray([list(box)[:4] for box in given], np.float32).reshape(-1, 4)
+        scores = np.asarray([box[4] if len(box) > 4 else 1.0 for box in given], np.float32)
+        return dict(bboxes=boxes[:, :4], bbox_scores=scores, keypoints=None, keypoint_scores=None, track_ids=None)
+
+    def compose(self, image: np.ndarray, results: Dict[str, dict], frame_name: str = '',
+                stream: Optional[tuple] = None) -> dict:
+        """The ``people`` result of one frame (see :meth:`add`); ``stream`` = (video name, frame index, fps)."""
+        people = self.people_of(results, frame_name)
+        shape = image.shape[:2]
+        boxes, keypoints, scores, ids = (people['bboxes'], people['keypoints'], people['keypoint_scores'],
+                                         people['track_ids'])
+        masks = mask_scores = None
+        foreground = self.foreground(results, shape)
+        state = self._stream_state(stream)
+        if foreground is not None:
+            masks, mask_scores = assign_masks(foreground, boxes, keypoints, scores, self.kpt_thr, self.links)
+            if state is not None and ids is not None:
+                masks = state[0].update(ids, masks, boxes)
+        points = support = None
+        pointmap = results.get('pointmap')
+        if pointmap is not None and keypoints is not None:
+            points, support = self._lift(pointmap, keypoints, scores, masks, boxes)
+            if state is not None and ids is not None:
+                points = state[1].update(ids, points, stream[1] / stream[2])
+        records = []
+        for n in range(len(boxes)):
+            stats = {}
+            if pointmap is not None:
+                own = pointmap['valid'] & (masks[n] if masks is not None else box_region(shape, boxes[n]))
+                stats['depth_range'] = depth_range(pointmap['pointmap'], own)
+                if masks is not None and self._head_and_feet_seen(scores, n):
+                    stats['height_m'] = height_m(pointmap['pointmap'], own)
+            records.append(person_record(
+                None if masks is None else masks[n], None if mask_scores is None else mask_scores[n],
+                None if points is None else points[n], None if support is None else scores[n] * support[n], stats))
+        return dict(people, masks=masks, mask_scores=mask_scores, keypoints_3d=points,
+                    keypoints_3d_scores=None if support is None else scores * support, records=records)
+
+    def _lift(self, pointmap: dict, keypoints: np.ndarray, scores: np.ndarray, masks: Optional[np.ndarray],
+              boxes: np.ndarray) -> tuple:
+        """3D keypoints and their support (:func:`.lift_keypoints`); all NaN where the pointmap implies no camera on
+        the people's pixels (none valid)."""
+        shape = pointmap['valid'].shape
+        people_pixels = np.zeros(shape, bool)
+        for n, box in enumerate(boxes):
+            people_pixels |= masks[n] if masks is not None else box_region(shape, box)
+        try:
+            camera = pointmap_camera(pointmap['pointmap'], pointmap['valid'] & people_pixels)  # background: no camera
+        except ValueError:
+            return np.full(keypoints.shape[:2] + (3, ), np.nan, np.float32), np.zeros(keypoints.shape[:2], np.float32)
+        return lift_keypoints(pointmap['pointmap'], pointmap['valid'], keypoints, scores > self.kpt_thr, masks,
+                              K=camera)
+
+    def _head_and_feet_seen(self, scores: Optional[np.ndarray], n: int) -> bool:
+        return (scores is not None and bool(self.head) and bool(self.feet)
+                and (scores[n, self.head] > self.kpt_thr).any() and (scores[n, self.feet] > self.kpt_thr).any())
+
+    def _stream_state(self, stream: Optional[tuple]) -> Optional[tuple]:
+        if stream is None:
+            return None
+        key, frame = stream[0], stream[1]
+        state = self.streams.get(key)
+        if state is None or frame <= state[2]:
+            state = (MaskStabiliser(), Keypoint3DSmoother(), frame)
+        self.streams[key] = state = (state[0], state[1], frame)
+        return state
+
+    def add(self, source, index: int, image: np.ndarray, results: Dict[str, dict]) -> Dict[str, dict]:
+        """``results`` with ``people`` (boxes, keypoints, ``masks`` (N, H, W) bool, ``mask_scores``,
+        ``keypoints_3d`` (N, K, 3) metres with NaN, ``keypoints_3d_scores``, ``records``: the JSON-ready person records)
+        and, with pose, the records also in the pose result (``people``: written into each pose instance)."""
+        stream = (source.name, index, source.fps) if source.kind == 'video' else None
+        name = source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
+        people = self.compose(image, results, name, stream)
+        results = dict(results, people=people)
+        if 'pose' in results:
+            results['pose'] = dict(results['pose'], people=people['records'])
+        return results
+
+    def end_stream(self, key: str) -> None:
+        """Forget the tracks of a finished video."""
+        self.streams.pop(key, None)
+
+    # ----------------------------------------------------------------------------------------- outputs
+    def colors(self, result: dict) -> List[tuple]:
+        """One RGB colour per person: its track's, else its index's."""
+        ids = result['track_ids'] if result.get('track_ids') is not None else range(len(result['bboxes']))
+        return [track_color(i) for i in ids]
+
+    def visualize(self, image: np.ndarray, result: dict, context: Optional[dict] = None) -> np.ndarray:
+        """[instance masks | 3D skeletons] (the 3D view with a pointmap and pose only)."""
+        colors = self.colors(result)
+        masks = result['masks'] if result['masks'] is not None else np.zeros((0, ) + image.shape[:2], bool)
+        picture = draw_instance_masks(image, masks, colors)
+        if result['keypoints_3d'] is None:  # no pointmap or no pose: the same for every frame of a video
+            return picture
+        side = image.shape[0]  # a square view as high as the image
+        return side_by_side(picture, draw_skeletons_3d(result['keypoints_3d'], self.links, colors, (side, side)))
+
+    def save(self, image: np.ndarray, result: dict, out_dir: str, stem: str,
+             context: Optional[dict] = None) -> List[str]:
+        """``<stem>_skeleton3d.ply`` (the 3D skeletons, with a pointmap and pose)."""
+        if result['keypoints_3d'] is None:
+            return []
+        path = checked(f'{out_dir}/{stem}_skeleton3d.ply')
+        return [write_skeleton_ply(path, result['keypoints_3d'], self.links, self.colors(result))]
+
+    def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
+        """``<group>_coco_results.json``: the COCO results of the group's images (:func:`.coco_results`)."""
+        path = checked(f'{out_dir}/{group}_coco_results.json')
+        with open(path, 'w') as f:
+            json.dump(coco_results(records), f)
+        return path
+
+    def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:
+        """The first line of a video's JSON Lines file."""
+        header = dict(video=group, image_size=image_size, kpt_thr_used=self.kpt_thr, units='metres, camera frame')
+        if self.pose is not None:
+            header.update(keypoint_names=self.pose.keypoint_names())
+        return header
+
+    def frame_record(self, record: dict) -> dict:
+        """One frame of a video's JSON Lines: its people with ``track_id``, 2D and 3D keypoints and masks."""
+        people = record['result']
+        instances = []
+        for n, person in enumerate(people['records']):
+            instance = dict(bbox=[round(float(v), 2) for v in people['bboxes'][n][:4]],
+                            bbox_score=round(float(people['bbox_scores'][n]), 4))
+            if people.get('track_ids') is not None:
+                instance['track_id'] = int(people['track_ids'][n])
+            if people.get('keypoints') is not None:
+                instance.update(keypoints=np.round(people['keypoints'][n], 2).tolist(),
+                                keypoint_scores=np.round(people['keypoint_scores'][n], 4).tolist())
+            instances.append(dict(instance, **person))
+        return dict(image_name=record['image_name'], image_size=record['image_size'], instances=instances)
