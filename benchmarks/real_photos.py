@@ -171,14 +171,14 @@ def build_task(model: str, weights: Optional[str], device: str):
     return Sapiens2Inferencer(model, weights, device=device).tasks[0]
 
 
-def main() -> None:
+def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     for task, alias in (('pose', 'pose-tiny'), ('seg', 'seg-tiny'), ('matting', 'matting-tiny')):
         parser.add_argument(f'--{task}', default=alias, help=f'alias or config (default {alias}); "none" skips it')
         parser.add_argument(f'--{task}-weights', default=None, help='checkpoint for a config (default: the alias\')')
     parser.add_argument('--data', default=DATA, help='folder with gt_body12.json and images/')
     parser.add_argument('--device', default='cpu')
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     people = load_people(args.data)
     print(f'{len(people)} people in {len(by_image(people))} photos ({args.data}); {os.cpu_count()} cores, '
           f'load average {os.getloadavg()[0]:.1f}')

@@ -1,5 +1,6 @@
 """benchmarks/real_photos.py: its PCK, leave-one-out constant, name mapping and polygon IoU on constructed cases."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -77,3 +78,11 @@ def test_people_load_with_their_layout_checked(bench, tmp_path):
     (tmp_path / 'gt_body12.json').write_text(json.dumps(dict(images={'a.jpg': [dict(person, body12=[[0, 0, 0]])]})))
     with pytest.raises(ValueError, match='has 1 body keypoints, expected 12'):
         bench.load_people(str(tmp_path))
+
+
+def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
+    bench.main(['--seg', 'none', '--matting', 'none'])
+    out = capsys.readouterr().out
+    assert '16 people in 6 photos' in out
+    row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+'
+    assert re.search(row, out, re.M)
