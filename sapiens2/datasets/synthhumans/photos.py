@@ -139,7 +139,7 @@ def photo_background(photos: Sequence[np.ndarray], seed: int, size: Tuple[int, i
                      flip: bool = False) -> np.ndarray:
     """A BGR uint8 background of ``size = (H, W)`` cut from one of ``photos``, deterministic in ``seed``.
 
-    A crop of the image's aspect ratio covering 25-100 % of the largest one that fits, anywhere in the photo, scaled
+    A crop of the image's aspect ratio 25-100 % as wide as the widest one that fits, anywhere in the photo, scaled
     to ``size``, mirrored half of the time; then brightness, contrast, saturation and per-channel gains jittered.
     ``flip`` mirrors the result (as :func:`.background.render_background` does for mirrored scenes).
     """
