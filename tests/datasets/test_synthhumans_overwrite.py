@@ -41,9 +41,9 @@ def count_renders(monkeypatch):
     calls = []
     render = generate_module.render_scene
 
-    def counting(scene):
+    def counting(scene, background=None):
         calls.append(scene)
-        return render(scene)
+        return render(scene, background)
 
     monkeypatch.setattr(generate_module, 'render_scene', counting)
     return calls

@@ -56,7 +56,7 @@ def test_switching_modes_replaces_only_the_sets_own_files(tmp_path, monkeypatch)
     ensure_synthhumans(root, rgb_only=True, **TINY)
     assert _tree(root) == sorted(RGB_FILES + ['manifest.json', 'train/seg/my_labels.png'])
     calls = []
-    monkeypatch.setattr(generate_module, 'render_image', lambda scene: calls.append(scene))
+    monkeypatch.setattr(generate_module, 'render_image', lambda scene, background=None: calls.append(scene))
     ensure_synthhumans(root, rgb_only=True, **TINY)  # same configuration: reused, nothing rendered
     assert not calls
     monkeypatch.undo()

@@ -103,3 +103,13 @@ def test_written_checkpoint_embeds_the_config_and_loads_strictly(tmp_path):
     assert info['parameters'] == sum(v.numel() for v in model.state_dict().values())
     load_model_weights(model, str(path), strict=True)
     json.dumps(info)
+
+
+def test_photo_ratio_reaches_the_data_and_the_card(monkeypatch):
+    monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--photo-ratio', '0.5', '--tasks', 'seg'])
+    args = tool.parse_args()
+    assert args.photo_ratio == 0.5 and tool.DATA['photo_ratio'] == 0.0  # rooms only unless asked
+    assert tool.photo_text(dict(tool.DATA)) == ''
+    assert tool.photo_text(dict(tool.DATA, photo_ratio=0.5)) == ', 50% of the images over real photos (the package ' \
+        'photos)'
+    assert 'photos/mine' in tool.photo_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))

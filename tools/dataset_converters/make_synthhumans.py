@@ -3,6 +3,8 @@
 Example:
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans --num-train 256 --num-val 64 \
         --size 256 192 --seed 0
+    # half of the images over real photos (scikit-image's scene photos, or --photo-folder DIR)
+    python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_photos --photo-ratio 0.5
 """
 import argparse
 import sys
@@ -21,6 +23,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--rgb-only', action='store_true',
                         help='write only the images (<split>/rgb/*.png), no maps or annotations: unlabeled '
                         'pretraining data, about a tenth of the disk space')
+    parser.add_argument('--photo-ratio', type=float, default=0.0,
+                        help='share of the images (0..1) whose people stand in front of a real photograph instead '
+                        'of a rendered room: the scene photos without people that scikit-image and scikit-learn ship '
+                        '(when installed), or those of --photo-folder')
+    parser.add_argument('--photo-folder', default=None,
+                        help='a folder of your own scene photos (no people in them) for --photo-ratio')
     parser.add_argument('--overwrite', action='store_true',
                         help='render again even if --out holds this configuration, or write into a non-empty folder '
                         'that holds no SynthHumans set; only files listed in an existing set\'s manifest.json are '
@@ -33,8 +41,9 @@ def main(argv=None) -> None:
     start = time.perf_counter()
     try:
         ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed,
-                           overwrite=args.overwrite, verbose=True, rgb_only=args.rgb_only)
-    except SynthHumansFolderError as e:
+                           overwrite=args.overwrite, verbose=True, rgb_only=args.rgb_only,
+                           photo_ratio=args.photo_ratio, photo_folder=args.photo_folder)
+    except (SynthHumansFolderError, ValueError) as e:  # ValueError: a bad --size or --photo-*, or no photos
         sys.exit(f'error: {e}')
     print(f'SynthHumans ready in {args.out} ({time.perf_counter() - start:.1f} s)')
 

@@ -2,6 +2,7 @@
 depth and albedo, to check visually that people look like people and that every map lines up.
 
 Usage: python tools/misc/synthhumans_contact_sheet.py --out work_dirs/synthhumans_sheet.png [--num 6] [--seed 0]
+       [--photo-ratio 1 [--photo-folder DIR]]
 """
 import argparse
 import os
@@ -12,6 +13,7 @@ import numpy as np
 
 from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for
 from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta
+from sapiens2.datasets.synthhumans.photos import background_for, load_photos, photo_paths
 
 
 def draw_keypoints(r: Rendering) -> np.ndarray:
@@ -56,8 +58,13 @@ def main() -> None:
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--split', default='train', choices=('train', 'val'))
     parser.add_argument('--size', type=int, nargs=2, default=(256, 192), metavar=('H', 'W'))
+    parser.add_argument('--photo-ratio', type=float, default=0.0,
+                        help='share of the samples over a real photo, as make_synthhumans.py --photo-ratio')
+    parser.add_argument('--photo-folder', default=None, help='your own scene photos (no people) for --photo-ratio')
     args = parser.parse_args()
-    rows = [sheet_row(render_scene(scene_for(args.seed, args.split, i, tuple(args.size)))) for i in range(args.num)]
+    photos = load_photos(photo_paths(args.photo_folder)) if args.photo_ratio > 0 else ()
+    scenes = [scene_for(args.seed, args.split, i, tuple(args.size)) for i in range(args.num)]
+    rows = [sheet_row(render_scene(scene, background_for(scene, photos, args.photo_ratio))) for scene in scenes]
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     cv2.imwrite(args.out, np.concatenate(rows, axis=0))
     print(f'wrote {args.out}')

@@ -12,6 +12,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
+from .photos import background_for, load_photos, photo_paths, photos_digest
 from .properties import scene_properties, write_properties
 from .render import render_image, render_scene
 from .scene import Scene, sample_scene
@@ -29,13 +30,24 @@ def scene_for(seed: int, split: str, index: int, size: Tuple[int, int]) -> Scene
     return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size)
 
 
-def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool) -> dict:
+def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, ...]:
+    """The background photos a set with ``photo_ratio`` uses (none when it is 0)."""
+    if not 0.0 <= photo_ratio <= 1.0:
+        raise ValueError(f'photo_ratio (--photo-ratio) is the share of images over a real photo, between 0 and 1; got '
+                         f'{photo_ratio}')
+    return photo_paths(photo_folder) if photo_ratio > 0 else ()
+
+
+def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool,
+                   photo_ratio: float = 0.0, photos: Tuple[str, ...] = ()) -> dict:
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
-                size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only))
+                size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only),
+                photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None)
 
 
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
-                         seed: int = 0, verbose: bool = False, rgb_only: bool = False) -> str:
+                         seed: int = 0, verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
+                         photo_folder: Optional[str] = None) -> str:
     """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
@@ -43,9 +55,15 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     ``<split>/rgb/<name>.png`` (the same pixels as a full set), no maps and no annotations: unlabeled images for
     pretraining, about a tenth of the disk space. A full set also holds the scene properties of every image
     (``annotations/scene_properties_<split>.json``, see :mod:`.properties`).
+
+    ``photo_ratio`` of the images (drawn per image from its background seed) show the people over a real photograph
+    instead of a rendered room (:mod:`.photos`): the package photos without people, or those of ``photo_folder``.
+    Every other map of an image is the same as over its room.
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
+    paths = _photo_paths(photo_ratio, photo_folder)
+    photos = load_photos(paths) if paths else ()
     if osp.isdir(root) and os.listdir(root):
         raise SynthHumansFolderError(f'generate_synthhumans renders into a new or empty folder, but {root} is not '
                                      'empty; use ensure_synthhumans to reuse or replace a set, or another folder.')
@@ -56,10 +74,11 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         for i in range(count):
             name = f'{i:06d}'
             scene = scene_for(seed, split, i, tuple(size))
+            background = background_for(scene, photos, photo_ratio)
             if rgb_only:
-                files.append(write_image(root, split, name, render_image(scene)))
+                files.append(write_image(root, split, name, render_image(scene, background)))
             else:
-                rendering = render_scene(scene)
+                rendering = render_scene(scene, background)
                 files += write_sample(root, split, name, rendering)
                 image, anns = coco_records(rendering, i, f'{split}/rgb/{name}.png', len(annotations) + 1)
                 images.append(image)
@@ -70,8 +89,8 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         if not rgb_only:
             files.append(write_annotations(root, split, images, annotations))
             files.append(write_properties(root, split, properties))
-    manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only),
-                    files=[osp.relpath(f, root) for f in files])
+    manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, paths),
+                    photo_files=[osp.basename(p) for p in paths], files=[osp.relpath(f, root) for f in files])
     with open(osp.join(root, MANIFEST), 'w') as f:
         json.dump(manifest, f, indent=1)
     return root
@@ -112,11 +131,13 @@ def _files_to_replace(root: str, wanted: dict, overwrite: bool) -> Optional[List
 
 def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num_val: int = 64,
                        size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
-                       verbose: bool = False, rgb_only: bool = False) -> str:
+                       verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
+                       photo_folder: Optional[str] = None) -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
     A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
-    size, seed, ``rgb_only``: images only, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
+    size, seed, ``rgb_only``: images only, ``photo_ratio`` and the bytes of the background photos, see
+    :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
     with another configuration, or any set with ``overwrite``, is replaced: only the files its manifest lists are
     removed (then the folders this left empty), nothing else. A folder that is not empty and holds no set is
     refused, unless ``overwrite``: the set is then added next to its
@@ -125,7 +146,8 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
     The set is rendered into a temporary sibling folder and moved into place under a file lock, manifest last, so
     concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
-    wanted = _configuration(num_train, num_val, size, seed, rgb_only)
+    wanted = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio,
+                            _photo_paths(photo_ratio, photo_folder))
     if osp.isdir(root) and not overwrite:
         manifest = read_manifest(root)
         if manifest is not None and configuration(manifest) == wanted:
@@ -140,7 +162,8 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
             return root
         tmp = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.tmp-', dir=parent)
         try:
-            generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only)
+            generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only,
+                                 photo_ratio=photo_ratio, photo_folder=photo_folder)
             if osp.lexists(root_abs):
                 install_set(tmp, root, replaced)
             else:

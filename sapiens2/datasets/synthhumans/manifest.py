@@ -10,9 +10,10 @@ import shutil
 from typing import List, Optional
 
 MANIFEST = 'manifest.json'
-CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only')
-# Keys added after the first manifests were written, with the value that those older manifests mean.
-CONFIG_DEFAULTS = dict(rgb_only=False)
+CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only', 'photo_ratio', 'photos')
+# Keys added after the first manifests were written, with the value that those older manifests mean (``photos``: the
+# SHA-256 of the background photos, None without them).
+CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None)
 
 
 class SynthHumansFolderError(FileExistsError):

@@ -1,6 +1,7 @@
 """Render a scene to exactly aligned image, albedo, masks, part labels, normals, depth, camera, keypoints, and the
 soft alpha matte with the pre-multiplied foreground and the background it was composited over."""
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -75,10 +76,10 @@ def _hair_shells(prims: PrimitiveSet, scene: Scene, seg: np.ndarray, instance: n
     return shells
 
 
-def _draw(scene: Scene, models: list) -> dict:
-    """Rasterise, shade and composite the people of ``scene`` over its background: the raster and every map
-    :func:`render_scene` derives from it (``ras``, ``fg``, ``seg``, ``instance``, ``albedo``, ``alpha``,
-    ``premult``, ``background``, ``image``)."""
+def _draw(scene: Scene, models: list, background: Optional[np.ndarray] = None) -> dict:
+    """Rasterise, shade and composite the people of ``scene`` over its background (the rendered room, or
+    ``background``): the raster and every map :func:`render_scene` derives from it (``ras``, ``fg``, ``seg``,
+    ``instance``, ``albedo``, ``alpha``, ``premult``, ``background``, ``image``)."""
     cam = scene.camera
     K, ext = cam.K, cam.extrinsic
     world = PrimitiveSet()
@@ -93,7 +94,10 @@ def _draw(scene: Scene, models: list) -> dict:
     instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
     albedo = np.where(fg[..., None], colors[pid], 0).astype(np.uint8)
     light = scene.light
-    background = render_background(scene.background_seed, cam.size, scene.background_flip)
+    if background is None:
+        background = render_background(scene.background_seed, cam.size, scene.background_flip)
+    elif background.shape != tuple(cam.size) + (3, ) or background.dtype != np.uint8:
+        raise ValueError(f'a background must be {tuple(cam.size)} BGR uint8, got {background.shape} {background.dtype}')
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
     shade = shading(ras.normal, light.direction, light.ambient, light.intensity)
     alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade[..., None], colors, light)
@@ -105,18 +109,20 @@ def _draw(scene: Scene, models: list) -> dict:
                 background=background, image=image)
 
 
-def render_image(scene: Scene) -> np.ndarray:
+def render_image(scene: Scene, background: Optional[np.ndarray] = None) -> np.ndarray:
     """Only the BGR image of ``scene``, pixel for pixel that of :func:`render_scene`, without the keypoints and the
     label maps (for unlabeled pretraining images)."""
-    return _draw(scene, [build_person(p, with_keypoints=False) for p in scene.persons])['image']
+    return _draw(scene, [build_person(p, with_keypoints=False) for p in scene.persons], background)['image']
 
 
-def render_scene(scene: Scene) -> Rendering:
-    """Render ``scene`` (see :func:`sample_scene`) with z-buffer ray casting and Lambertian shading."""
+def render_scene(scene: Scene, background: Optional[np.ndarray] = None) -> Rendering:
+    """Render ``scene`` (see :func:`sample_scene`) with z-buffer ray casting and Lambertian shading, over its room
+    or over ``background`` (BGR uint8 of the image size, e.g. :func:`.photos.photo_background`): the people and
+    every map but the image and the background are the same either way."""
     cam = scene.camera
     K, ext = cam.K, cam.extrinsic
     models = [build_person(p) for p in scene.persons]
-    d = _draw(scene, models)
+    d = _draw(scene, models, background)
     ras, fg, instance, seg, alpha, premult = d['ras'], d['fg'], d['instance'], d['seg'], d['alpha'], d['premult']
     keypoints = np.zeros((len(models), 308, 3))
     for i, model in enumerate(models):

@@ -1,0 +1,202 @@
+"""The demo models on real people: 16 people in 6 photos (COCO val2017 and CrowdPose, ``benchmarks/data/realpose``).
+
+    OMP_NUM_THREADS=2 python benchmarks/real_photos.py                 # the shipped pose-tiny, seg-tiny, matting-tiny
+    python benchmarks/real_photos.py --pose configs/pose/my_pose.py --pose-weights work_dirs/x/pose.safetensors
+
+* **pose** (true person boxes): PCK@0.1 and @0.2 of the box's longer side over the labelled body keypoints (the 12
+  COCO-17 points from the shoulders down), the model's keypoints picked by their names in its metainfo; beside the
+  best constant predictor, each keypoint at its median box-normalised position over the *other* people
+  (leave-one-out, so it never sees the person it predicts): normalised by the box's width and height ("box", the
+  better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60).
+* **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
+  as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
+
+The SynthHumans-trained models have never seen a real person: these figures say how far that carries. Far too few
+people to train or tune on; the data's provenance is in ``benchmarks/data/realpose/README.md``.
+"""
+import argparse
+import json
+import os
+import os.path as osp
+import time
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+import cv2
+import numpy as np
+
+from sapiens2.structures.keypoint_formats import COCO17_NAMES
+
+ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
+DATA = osp.join(ROOT, 'benchmarks', 'data', 'realpose')
+BODY12_NAMES = COCO17_NAMES[5:]  # shoulders, elbows, wrists, hips, knees, ankles (left, right), COCO order
+THRESHOLDS = (0.1, 0.2)
+
+
+@dataclass
+class Person:
+    image: str  # file name in <data>/images
+    bbox: np.ndarray  # (4, ) xywh in pixels
+    body12: np.ndarray  # (12, 3) x, y, visibility (0: not labelled)
+    polygons: Optional[List[List[float]]]  # COCO polygons (flat x, y lists), None when not labelled
+
+
+def load_people(root: str = DATA) -> List[Person]:
+    """The people of ``<root>/gt_body12.json``, photo by photo in file order."""
+    with open(osp.join(root, 'gt_body12.json')) as f:
+        images = json.load(f)['images']
+    people = []
+    for name, persons in images.items():
+        for person in persons:
+            body = np.asarray(person['body12'], np.float64).reshape(-1, 3)
+            if body.shape != (len(BODY12_NAMES), 3):
+                raise ValueError(f'{root}/gt_body12.json: a person of {name} has {body.shape[0]} body keypoints, '
+                                 f'expected {len(BODY12_NAMES)} ([x, y, visibility] each)')
+            people.append(Person(name, np.asarray(person['bbox'], np.float64), body, person.get('polygons')))
+    return people
+
+
+def body12_indices(keypoint_names: Sequence[str]) -> np.ndarray:
+    """Where the 12 body keypoints are in a model's layout, found by name."""
+    index = {name: i for i, name in enumerate(keypoint_names)}
+    missing = [name for name in BODY12_NAMES if name not in index]
+    if missing:
+        raise ValueError(f'the model\'s keypoints have no {missing}: its metainfo must name the COCO body joints')
+    return np.array([index[name] for name in BODY12_NAMES])
+
+
+def pck(pred: np.ndarray, truth: np.ndarray, boxes: np.ndarray, threshold: float) -> float:
+    """Share of the labelled keypoints (``truth`` (N, K, 3), visibility > 0) that ``pred`` (N, K, 2) places within
+    ``threshold`` x the longer side of the person's box (``boxes`` (N, 4) xywh)."""
+    labelled = truth[..., 2] > 0
+    distance = np.linalg.norm(pred - truth[..., :2], axis=-1)
+    scale = boxes[:, 2:4].max(axis=1)[:, None]
+    return float((distance <= threshold * scale)[labelled].mean())
+
+
+def leave_one_out_constant(truth: np.ndarray, boxes: np.ndarray, scale: str = 'box') -> np.ndarray:
+    """(N, K, 2): each person's keypoints at their median box-normalised positions over the other people (over
+    those who have the keypoint labelled; the box's top-left corner plus half its ``scale`` when nobody else has it).
+
+    Positions are relative to the box's top-left corner, divided by its width and height (``scale='box'``, the
+    better constant) or by its longer side on both axes (``'longer'``: the constant the issue quotes)."""
+    if scale not in ('box', 'longer'):
+        raise ValueError(f"scale must be 'box' or 'longer', got {scale!r}")
+    size = boxes[:, 2:4] if scale == 'box' else np.repeat(boxes[:, 2:4].max(axis=1, keepdims=True), 2, axis=1)
+    relative = (truth[..., :2] - boxes[:, None, :2]) / size[:, None]
+    relative[truth[..., 2] <= 0] = np.nan
+    pred = np.empty(truth.shape[:2] + (2, ))
+    for i in range(len(truth)):
+        others = np.delete(relative, i, axis=0)
+        seen = ~np.isnan(others[..., 0]).all(axis=0)
+        median = np.full((truth.shape[1], 2), 0.5)
+        median[seen] = np.nanmedian(others[:, seen], axis=0)
+        pred[i] = boxes[i, :2] + median * size[i]
+    return pred
+
+
+def polygon_mask(polygons: Sequence[Sequence[float]], shape) -> np.ndarray:
+    """(H, W) bool: the union of COCO polygons (flat [x1, y1, x2, y2, ...] lists), rasterised as COCO does
+    (pycocotools)."""
+    from pycocotools import mask as coco_mask
+    height, width = shape[:2]
+    rles = coco_mask.frPyObjects([list(map(float, p)) for p in polygons], height, width)
+    return coco_mask.decode(coco_mask.merge(rles)).astype(bool)
+
+
+def box_mask(boxes: np.ndarray, shape) -> np.ndarray:
+    """(H, W) bool: the xywh ``boxes`` filled."""
+    mask = np.zeros(shape[:2], bool)
+    for x, y, w, h in np.asarray(boxes, np.float64).reshape(-1, 4):
+        mask[max(0, int(round(y))):int(round(y + h)), max(0, int(round(x))):int(round(x + w))] = True
+    return mask
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = np.logical_or(a, b).sum()
+    return float(np.logical_and(a, b).sum() / union) if union else 1.0
+
+
+def xyxy(boxes: np.ndarray) -> np.ndarray:
+    return np.concatenate([boxes[:, :2], boxes[:, :2] + boxes[:, 2:4]], axis=1)
+
+
+def by_image(people: List[Person]) -> Dict[str, List[Person]]:
+    images: Dict[str, List[Person]] = {}
+    for person in people:
+        images.setdefault(person.image, []).append(person)
+    return images
+
+
+def pose_scores(task, people: List[Person], root: str) -> Dict[str, float]:
+    """PCK of a pose inference task with the true boxes, and of the leave-one-out constant."""
+    columns = body12_indices(task.keypoint_names())
+    pred = []
+    for name, persons in by_image(people).items():
+        image = cv2.imread(osp.join(root, 'images', name))
+        boxes = xyxy(np.stack([p.bbox for p in persons]))
+        result = task.predict([image], bboxes=[boxes.tolist()], names=[name])[0]
+        pred.append(np.asarray(result['keypoints'])[:, columns])
+    pred = np.concatenate(pred)
+    truth = np.stack([p.body12 for p in people])
+    boxes = np.stack([p.bbox for p in people])
+    constants = {scale: leave_one_out_constant(truth, boxes, scale) for scale in ('box', 'longer')}
+    scores = {}
+    for threshold in THRESHOLDS:
+        scores[f'PCK@{threshold}'] = pck(pred, truth, boxes, threshold)
+        for scale, constant in constants.items():
+            scores[f'constant ({scale}) PCK@{threshold}'] = pck(constant, truth, boxes, threshold)
+    return scores
+
+
+def foreground_scores(task, people: List[Person], root: str, foreground) -> Dict[str, float]:
+    """Mean person-foreground IoU (over the photos whose people all have polygons) of ``foreground(result)`` and of
+    the box-filled mask."""
+    model, boxed = [], []
+    for name, persons in by_image(people).items():
+        if any(p.polygons is None for p in persons):
+            continue
+        image = cv2.imread(osp.join(root, 'images', name))
+        truth = polygon_mask([poly for p in persons for poly in p.polygons], image.shape)
+        model.append(iou(foreground(task.predict([image])[0]), truth))
+        boxed.append(iou(box_mask(np.stack([p.bbox for p in persons]), image.shape), truth))
+    return {'IoU': float(np.mean(model)), 'box IoU': float(np.mean(boxed)), 'photos': len(model)}
+
+
+FOREGROUND = {'seg': lambda result: result['labels'] > 0, 'matting': lambda result: result['alpha'] >= 0.5}
+
+
+def build_task(model: str, weights: Optional[str], device: str):
+    from sapiens2.apis import Sapiens2Inferencer
+    return Sapiens2Inferencer(model, weights, device=device).tasks[0]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    for task, alias in (('pose', 'pose-tiny'), ('seg', 'seg-tiny'), ('matting', 'matting-tiny')):
+        parser.add_argument(f'--{task}', default=alias, help=f'alias or config (default {alias}); "none" skips it')
+        parser.add_argument(f'--{task}-weights', default=None, help='checkpoint for a config (default: the alias\')')
+    parser.add_argument('--data', default=DATA, help='folder with gt_body12.json and images/')
+    parser.add_argument('--device', default='cpu')
+    args = parser.parse_args(argv)
+    people = load_people(args.data)
+    print(f'{len(people)} people in {len(by_image(people))} photos ({args.data}); {os.cpu_count()} cores, '
+          f'load average {os.getloadavg()[0]:.1f}')
+    if args.pose != 'none':
+        start = time.perf_counter()
+        scores = pose_scores(build_task(args.pose, args.pose_weights, args.device), people, args.data)
+        print(f'pose {args.pose}: ' + ', '.join(f'{k} {v:.3f}' for k, v in scores.items()) +
+              f' ({time.perf_counter() - start:.1f} s)')
+    for task in ('seg', 'matting'):
+        model = getattr(args, task)
+        if model == 'none':
+            continue
+        start = time.perf_counter()
+        scores = foreground_scores(build_task(model, getattr(args, f'{task}_weights'), args.device), people,
+                                   args.data, FOREGROUND[task])
+        print(f'{task} {model}: person-foreground IoU {scores["IoU"]:.3f}, box-filled mask {scores["box IoU"]:.3f} '
+              f'(mean over {scores["photos"]} photos with polygons; {time.perf_counter() - start:.1f} s)')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,88 @@
+"""benchmarks/real_photos.py: its PCK, leave-one-out constant, name mapping and polygon IoU on constructed cases."""
+import json
+import re
+
+import numpy as np
+import pytest
+
+from tests.scripts import load_script
+
+
+@pytest.fixture(scope='module')
+def bench():
+    return load_script('benchmarks/real_photos.py')
+
+
+def _truth(n=3, k=12):
+    rng = np.random.default_rng(0)
+    truth = np.concatenate([rng.uniform(10, 90, (n, k, 2)), np.full((n, k, 1), 2.0)], axis=2)
+    return truth, np.tile([0.0, 0.0, 100.0, 50.0], (n, 1))
+
+
+def test_pck_of_a_perfect_and_of_a_shifted_prediction(bench):
+    truth, boxes = _truth()
+    assert bench.pck(truth[..., :2], truth, boxes, 0.1) == 1.0
+    shifted = truth[..., :2].copy()
+    shifted[:, :6, 0] += 15.0  # half the points 15 px off; the longer side is 100: within 0.2, not within 0.1
+    assert bench.pck(shifted, truth, boxes, 0.1) == 0.5
+    assert bench.pck(shifted, truth, boxes, 0.2) == 1.0
+    truth[:, :6, 2] = 0  # unlabelled points are not scored, wherever they are predicted
+    assert bench.pck(shifted, truth, boxes, 0.1) == 1.0
+
+
+def test_leave_one_out_constant_uses_only_the_other_people(bench):
+    # Three people in boxes of different sizes; keypoint 0 at box-relative (0.2, 0.4), (0.4, 0.4), (0.9, 0.8).
+    boxes = np.array([[0.0, 0.0, 10.0, 20.0], [100.0, 50.0, 20.0, 10.0], [0.0, 0.0, 40.0, 40.0]])
+    relative = np.array([[0.2, 0.4], [0.4, 0.4], [0.9, 0.8]])
+    truth = np.zeros((3, 2, 3))
+    truth[:, 0, :2] = boxes[:, :2] + relative * boxes[:, 2:4]
+    truth[:, 0, 2] = 2
+    truth[2, 1] = [5.0, 5.0, 1]  # keypoint 1: labelled for person 2 only
+    pred = bench.leave_one_out_constant(truth, boxes)
+    # person 0 gets the median of persons 1 and 2: (0.65, 0.6) of its own box
+    assert np.allclose(pred[0, 0], [6.5, 12.0])
+    assert np.allclose(pred[1, 0], [100 + 0.55 * 20, 50 + 0.6 * 10])
+    assert np.allclose(pred[2, 0], [0.3 * 40, 0.4 * 40])
+    assert np.allclose(pred[0, 1], [5.0 / 40 * 10, 5.0 / 40 * 20])  # from person 2 alone
+    assert np.allclose(pred[2, 1], [20.0, 20.0])  # nobody else has it: the box centre
+    longer = bench.leave_one_out_constant(truth, boxes, scale='longer')  # positions / the longer side
+    # persons 1 and 2 at (0.4, 0.2) and (0.9, 0.8) of their longer sides: (0.65, 0.5) of person 0's 20 px
+    assert np.allclose(longer[0, 0], [13.0, 10.0])
+
+
+def test_body_keypoints_are_found_by_name_in_any_layout(bench):
+    names = ['nose'] + list(reversed(bench.BODY12_NAMES)) + ['left_eye']
+    columns = bench.body12_indices(names)
+    assert [names[i] for i in columns] == list(bench.BODY12_NAMES)
+    with pytest.raises(ValueError, match='left_wrist'):
+        bench.body12_indices([n for n in names if n != 'left_wrist'])
+
+
+def test_polygon_iou_and_box_mask(bench):
+    square = [[10.0, 10.0, 30.0, 10.0, 30.0, 30.0, 10.0, 30.0]]  # COCO's rasterisation: pixels 10..29 (20 x 20)
+    mask = bench.polygon_mask(square, (40, 50))
+    assert mask.sum() == 400 and mask[10, 10] and mask[29, 29] and not mask[30, 30] and not mask[9, 20]
+    assert bench.polygon_mask(square + [[0.0, 0.0, 5.0, 0.0, 5.0, 5.0, 0.0, 5.0]], (40, 50)).sum() == 425  # union
+    box = bench.box_mask(np.array([[10.0, 10.0, 20.0, 40.0]]), (40, 50))  # clipped to the image: 20 x 30
+    assert box.sum() == 600
+    assert bench.iou(mask, box) == pytest.approx(400 / 600)
+    assert bench.iou(mask, mask) == 1.0 and bench.iou(mask, ~mask) == 0.0
+
+
+def test_people_load_with_their_layout_checked(bench, tmp_path):
+    person = dict(bbox=[1, 2, 3, 4], body12=[[0, 0, 0]] * 12, polygons=[[0, 0, 1, 0, 1, 1]])
+    (tmp_path / 'gt_body12.json').write_text(json.dumps(dict(images={'a.jpg': [person, dict(person, polygons=None)]})))
+    people = bench.load_people(str(tmp_path))
+    assert [p.image for p in people] == ['a.jpg', 'a.jpg'] and people[1].polygons is None
+    assert people[0].body12.shape == (12, 3) and list(people[0].bbox) == [1, 2, 3, 4]
+    (tmp_path / 'gt_body12.json').write_text(json.dumps(dict(images={'a.jpg': [dict(person, body12=[[0, 0, 0]])]})))
+    with pytest.raises(ValueError, match='has 1 body keypoints, expected 12'):
+        bench.load_people(str(tmp_path))
+
+
+def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
+    bench.main(['--seg', 'none', '--matting', 'none'])
+    out = capsys.readouterr().out
+    assert '16 people in 6 photos' in out
+    row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+'
+    assert re.search(row, out, re.M)
