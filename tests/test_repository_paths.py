@@ -25,9 +25,10 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCANNED_DIRS = ('tests', 'sapiens2', 'projects', 'tools', 'configs', 'benchmarks')
 LINE_SUFFIXES = ('.sh', '.json', '.yaml', '.yml', '.toml', '.cfg', '.ini')
-# Absolute paths that name the operating system, not data: the null device, process/kernel files and the
+# Absolute paths that name the operating system, not data: the null and full devices, process/kernel files and the
 # interpreters of shebang lines.
-ALLOWED_ABSOLUTE = ('/dev/null', '/dev/stdout', '/dev/stderr', '/proc', '/usr/bin/env', '/bin/bash', '/bin/sh')
+ALLOWED_ABSOLUTE = ('/dev/null', '/dev/full', '/dev/stdout', '/dev/stderr', '/proc', '/usr/bin/env', '/bin/bash',
+                    '/bin/sh')
 # This file: its detector examples are offenders on purpose.
 NOT_SCANNED = ('tests/test_repository_paths.py', )
 

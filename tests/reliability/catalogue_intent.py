@@ -3,6 +3,7 @@ nothing), manifests that disagree with their bundle, damaged media and checkpoin
 The cases register into :data:`tests.reliability.catalogue.CASES` (this module is imported at its end)."""
 import functools
 import json
+import os
 import shutil
 import struct
 import subprocess
@@ -361,7 +362,7 @@ def _(tmp):
         lines = []
         for gpus in ('0', 'abc'):
             proc = subprocess.run(['bash', str(REPO / 'tools/dist_train.sh'), 'c.py', gpus], capture_output=True,
-                                  text=True, env={'PATH': '/usr/bin:/bin', 'PYTHON': sys.executable})
+                                  text=True, env={'PATH': os.defpath, 'PYTHON': sys.executable})
             lines.append(f'exit {proc.returncode}: {proc.stderr.strip()}')
         if any(not line.startswith('exit 0') for line in lines):
             raise CommandError('\n'.join(lines))
