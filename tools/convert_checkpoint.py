@@ -20,10 +20,13 @@ reproduce its outputs (docs/differences.md).
 import argparse
 import sys
 
-from mmengine.config import DictAction
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
 
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+# isort: split
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import ConfigOptionsAction
 
 
 def parse_rename(text: str):
@@ -50,7 +53,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--overwrite', action='store_true', help='replace an existing DST (or output files)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     add_debug_argument(parser)
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, default=None,
                         help='override settings of --config, e.g. model.backbone.pos_embed_rope_dtype=fp32')
     args = parser.parse_args(argv)
     transformers_mode = args.to_transformers or args.from_transformers
@@ -94,6 +97,7 @@ def _bare(checkpoint: str, trust_checkpoint) -> bool:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    register_all_modules()
     if args.to_transformers:
         from sapiens2.interop.transformers import export_to_transformers
         export_to_transformers(args.config, args.paths[0], args.to_transformers, backbone_only=args.backbone_only,

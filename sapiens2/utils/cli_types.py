@@ -12,3 +12,12 @@ def threshold(text: str) -> float:
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise argparse.ArgumentTypeError(f'{text} is not a threshold; give a finite number in [0, 1]')
     return value
+
+
+class ConfigOptionsAction(argparse.Action):
+    """``--cfg-options key=value ...`` parsed by MMEngine's ``DictAction``, imported only when the option is given, so
+    that a tool's ``--help`` and argument errors import no MMEngine."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from mmengine.config import DictAction
+        DictAction.__call__(self, parser, namespace, values, option_string)

@@ -19,12 +19,15 @@ import json
 import os.path as osp
 import sys
 
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
+
+# isort: split
 from sapiens2.apis.output_guard import OutputGuard
-from sapiens2.deploy.bundle import bundle_files, write_bundle
-from sapiens2.deploy.export import DEFAULT_OPSET, ONNX_OPSETS, ExportParityError, Tolerance, build_for_export
-from sapiens2.deploy.quantize import add_int8
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+from sapiens2.deploy.bundle import bundle_files
+from sapiens2.deploy.onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.model_zoo import resolve_model
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.output_paths import make_folder
 
@@ -66,6 +69,10 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    register_all_modules()
+    from sapiens2.deploy.bundle import write_bundle
+    from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
+    from sapiens2.deploy.quantize import add_int8
     formats = args.formats
     if formats is None:
         formats = ['onnx'] if importlib.util.find_spec('onnxruntime') else ['pt2']
