@@ -22,7 +22,6 @@ import sys
 import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
 
 # isort: split
-from sapiens2.apis.output_guard import OutputGuard
 from sapiens2.deploy.bundle import bundle_files
 from sapiens2.deploy.onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
 from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
@@ -70,6 +69,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> int:
     args = parse_args()
     register_all_modules()
+    from sapiens2.apis.output_guard import OutputGuard
     from sapiens2.deploy.bundle import write_bundle
     from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
     from sapiens2.deploy.quantize import add_int8
