@@ -24,6 +24,7 @@ import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch unti
 
 # isort: split
 from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import ConfigOptionsAction
@@ -97,6 +98,7 @@ def _bare(checkpoint: str, trust_checkpoint) -> bool:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    fetch_released(args.paths[0])  # SRC or CKPT: an unreachable released checkpoint fails before torch is imported
     register_all_modules()
     if args.to_transformers:
         from sapiens2.interop.transformers import export_to_transformers

@@ -16,6 +16,7 @@ import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch unti
 
 # isort: split
 from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
@@ -50,6 +51,7 @@ def main() -> None:
     config, checkpoint = resolve_model(args.config, args.checkpoint)
     if checkpoint is None:
         raise SystemExit(f'give the CHECKPOINT to test {config} (a file, hf://... or an alias)')
+    fetch_released(checkpoint)  # an unreachable released checkpoint fails before torch is imported
     register_all_modules()
     from sapiens2.engine.dist import name_unresponsive_ranks
     from sapiens2.engine.launch import build_runner, load_config, prepare_test_config

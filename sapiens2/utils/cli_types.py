@@ -20,4 +20,4 @@ class ConfigOptionsAction(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         from mmengine.config import DictAction
-        DictAction.__call__(self, parser, namespace, values, option_string)
+        DictAction(self.option_strings, self.dest)(parser, namespace, values, option_string)
