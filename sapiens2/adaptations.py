@@ -122,6 +122,35 @@ def _silence_mmengine_pkg_resources_warning() -> None:
                             category=UserWarning, module=r'(mmengine\.utils\.package_utils|importlib)$')
 
 
+#: Beginnings of MMEngine log messages about its own machinery, which a user cannot act on: CheckpointHook and
+#: LoggerHook build the deprecated FileClient; mmseg's IoUMetric and mmpose's PCK metrics have no default prefix; a
+#: process that builds pose and seg models switches the default scope between mmpose and mmseg.
+QUIET_MMENGINE_MESSAGES = ('"FileClient" will be deprecated in future', '"HardDiskBackend" is the alias of',
+                           'The prefix is not set in metric class', 'The current default scope ')
+
+
+def _silence_mmengine_machinery_messages() -> None:
+    import logging
+
+    from mmengine.logging import MMLogger
+
+    class QuietMachinery(logging.Filter):
+
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not str(record.msg).startswith(QUIET_MMENGINE_MESSAGES)
+
+    quiet = QuietMachinery()
+    upstream = MMLogger.__init__
+
+    def __init__(self, *args, **kwargs) -> None:
+        upstream(self, *args, **kwargs)
+        self.addFilter(quiet)
+
+    MMLogger.__init__ = __init__
+    for logger in MMLogger._instance_dict.values():  # the loggers made before (the default 'mmengine' one)
+        logger.addFilter(quiet)
+
+
 def _read_checkpoints_with_sapiens2_loader() -> None:
     from mmengine.runner.checkpoint import CheckpointLoader
 
@@ -397,6 +426,11 @@ def _silence_mmseg_build_loss_notice() -> None:
                             category=UserWarning, module=r'mmseg\.models\.builder$')
 
 
+def _silence_mmseg_draw_false_notice() -> None:
+    warnings.filterwarnings('ignore', message=re.escape('The draw is False, it means that the hook for visualization'),
+                            category=UserWarning, module=r'mmseg\.engine\.hooks\.visualization_hook$')
+
+
 ADAPTATIONS: List[Adaptation] = [
     # First: later adaptations import MMEngine modules that can import pkg_resources.
     Adaptation(
@@ -404,6 +438,13 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `pkg_resources is deprecated` UserWarning that MMEngine's get_installed_path and is_installed "
         'raise on every command (other warnings, and this one from any other module, still show).',
         _silence_mmengine_pkg_resources_warning),
+    Adaptation(
+        'quiet-mmengine-machinery', 'mmengine', ('0.10.7', ),
+        'Hides the MMEngine log warnings about its own machinery that every run prints and no user can act on: the '
+        'FileClient and HardDiskBackend deprecations (CheckpointHook, LoggerHook), "The prefix is not set in metric '
+        'class" (mmseg IoUMetric, mmpose PCK) and "The current default scope ... is not" (pose and seg models in one '
+        'process).',
+        _silence_mmengine_machinery_messages),
     Adaptation(
         'checkpoint-loader', 'mmengine', ('0.10.7', ),
         "MMEngine's local checkpoint scheme reads .safetensors and torch files, Hub references and model "
@@ -504,6 +545,11 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "
         'segmentation model build (nothing a user can change; other warnings still show).',
         _silence_mmseg_build_loss_notice),
+    Adaptation(
+        'quiet-mmseg-draw-false', 'mmsegmentation', ('1.2.2', ),
+        "Hides the `The draw is False` UserWarning of mmseg's SegVisualizationHook, which the seg configs build "
+        'with draw=False unless pictures are asked for (--show-dir sets draw=True).',
+        _silence_mmseg_draw_false_notice),
     Adaptation(
         'mmpose-init-model-strict', 'mmpose', ('1.3.2', ),
         "mmpose.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "

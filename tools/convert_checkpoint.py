@@ -20,10 +20,17 @@ reproduce its outputs (docs/differences.md).
 import argparse
 import sys
 
-from mmengine.config import DictAction
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
 
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+# isort: split
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import ConfigOptionsAction
+
+#: --dtype: the names of the transformers dtypes (sapiens2.interop.transformers.WEIGHT_DTYPES).
+DTYPES = {'fp32': 'float32', 'bf16': 'bfloat16', 'fp16': 'float16'}
 
 
 def parse_rename(text: str):
@@ -45,12 +52,15 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='convert only the backbone (Sapiens2Model); for pretrain checkpoints')
     parser.add_argument('--no-verify', action='store_true',
                         help='skip loading the exported folder with transformers')
+    parser.add_argument('--dtype', choices=sorted(DTYPES), default=None,
+                        help='--to-transformers: the dtype of the written weights (default: the checkpoint\'s)')
     parser.add_argument('--compare', action='store_true',
-                        help='after exporting, run both models on a random image and print the max differences')
+                        help='after exporting, run both models in float32 on a random image and print the max '
+                        'differences (our RoPE tables in the config\'s RoPE dtype)')
     parser.add_argument('--overwrite', action='store_true', help='replace an existing DST (or output files)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     add_debug_argument(parser)
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, default=None,
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, default=None,
                         help='override settings of --config, e.g. model.backbone.pos_embed_rope_dtype=fp32')
     args = parser.parse_args(argv)
     transformers_mode = args.to_transformers or args.from_transformers
@@ -67,39 +77,31 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error('give SRC and DST (or use --to-transformers / --from-transformers)')
     if args.compare and not args.to_transformers:
         parser.error('--compare goes with --to-transformers')
+    if args.dtype and not args.to_transformers:
+        parser.error('--dtype goes with --to-transformers')
     return args
 
 
 def compare(args: argparse.Namespace) -> None:
-    import torch
-
-    from sapiens2.engine.checkpoint import load_model_weights
-    from sapiens2.interop.transformers import build_model, load_transformers_model, output_differences
-    model = build_model(args.config, args.backbone_only, device='cpu', cfg_options=args.cfg_options)
-    trust = args.trust_checkpoint or None
-    prefix = 'backbone.' if args.backbone_only and not _bare(args.paths[0], trust) else None
-    load_model_weights(model, args.paths[0], prefix=prefix, trust_checkpoint=trust)
-    backbone = model if type(model).__name__ == 'Sapiens2' else model.backbone
-    images = torch.randn(1, 3, *backbone.img_size, generator=torch.Generator().manual_seed(0))
-    differences = output_differences(model, load_transformers_model(args.to_transformers), images)
-    rope = 'bf16' if backbone.rope_embed.dtype == torch.bfloat16 else 'fp32'
+    from sapiens2.interop.transformers import compare_export
+    differences, what = compare_export(args.config, args.paths[0], args.to_transformers, args.backbone_only,
+                                       args.cfg_options, args.trust_checkpoint or None)
     for name, value in differences.items():
-        print(f'max |ours - transformers| {name}: {value:.3g} (our RoPE tables in {rope})')
-
-
-def _bare(checkpoint: str, trust_checkpoint) -> bool:
-    from sapiens2.engine.checkpoint import load_weights
-    return not any(key.startswith('backbone.') for key in load_weights(checkpoint, trust_checkpoint=trust_checkpoint))
+        print(f'max |ours - transformers| {name}: {value:.3g} ({what})')
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    fetch_released(args.paths[0])  # SRC or CKPT: an unreachable released checkpoint fails before torch is imported
+    register_all_modules()
     if args.to_transformers:
-        from sapiens2.interop.transformers import export_to_transformers
+        from sapiens2.interop.transformers import export_to_transformers, read_transformers_config
         export_to_transformers(args.config, args.paths[0], args.to_transformers, backbone_only=args.backbone_only,
                                verify=not args.no_verify, overwrite=args.overwrite, cfg_options=args.cfg_options,
-                               trust_checkpoint=args.trust_checkpoint or None)
-        print(f'Wrote a transformers Sapiens2 folder to {args.to_transformers}')
+                               trust_checkpoint=args.trust_checkpoint or None, dtype=DTYPES.get(args.dtype))
+        stored = str(read_transformers_config(args.to_transformers).dtype).replace('torch.', '')
+        print(f'Wrote a transformers Sapiens2 folder to {args.to_transformers} ({stored} weights, '
+              f'{"--dtype " + args.dtype if args.dtype else "as in the checkpoint; --dtype fp32 writes float32"})')
         if args.compare:
             compare(args)
     elif args.from_transformers:

@@ -4,7 +4,7 @@ Usage: python tools/infer.py INPUTS... --out DIR (--task pose seg ... [--size 1b
 """
 import sys
 
-from sapiens2.apis.cli import main
+from sapiens2_entry import infer_main
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(infer_main())

@@ -12,10 +12,15 @@ The output options mean what they mean in the task's upstream tool:
 import argparse
 import sys
 
-from sapiens2.engine.dist import name_unresponsive_ranks
-from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_test_config
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
+
+# isort: split
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import ConfigOptionsAction
 
 
 def parse_args() -> argparse.Namespace:
@@ -34,7 +39,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--wait-time', type=float, default=None, help='seconds each shown picture stays')
     parser.add_argument('--interval', type=int, default=None, help='pose: draw every N-th sample (default 1)')
     parser.add_argument('--tta', action='store_true', help='seg: test-time augmentation (tta_model, tta_pipeline)')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     add_debug_argument(parser)
@@ -46,6 +51,10 @@ def main() -> None:
     config, checkpoint = resolve_model(args.config, args.checkpoint)
     if checkpoint is None:
         raise SystemExit(f'give the CHECKPOINT to test {config} (a file, hf://... or an alias)')
+    fetch_released(checkpoint)  # an unreachable released checkpoint fails before torch is imported
+    register_all_modules()
+    from sapiens2.engine.dist import name_unresponsive_ranks
+    from sapiens2.engine.launch import build_runner, load_config, prepare_test_config
     cfg = load_config(config, args.cfg_options)
     try:
         cfg = prepare_test_config(cfg, config, checkpoint, args.work_dir, args.launcher, args.trust_checkpoint,

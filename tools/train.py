@@ -2,9 +2,13 @@
 import argparse
 import sys
 
-from sapiens2.engine.dist import name_unresponsive_ranks
-from sapiens2.engine.launch import TRUST_CHECKPOINT_HELP, DictAction, build_runner, load_config, prepare_train_config
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
+
+# isort: split
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.cli_types import ConfigOptionsAction
 
 
 def parse_args() -> argparse.Namespace:
@@ -15,7 +19,7 @@ def parse_args() -> argparse.Namespace:
                         help='resume from CKPT, or from the latest checkpoint in the work dir when no path is given')
     parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
     parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
     parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
     add_debug_argument(parser)
@@ -24,6 +28,9 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    register_all_modules()
+    from sapiens2.engine.dist import name_unresponsive_ranks
+    from sapiens2.engine.launch import build_runner, load_config, prepare_train_config
     cfg = load_config(args.config, args.cfg_options)
     cfg = prepare_train_config(cfg, args.config, args.work_dir, args.resume, args.amp, args.launcher,
                                args.trust_checkpoint)

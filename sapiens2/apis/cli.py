@@ -6,6 +6,7 @@ import sys
 from typing import List, Optional
 
 from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
 from sapiens2.registration import register_all_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
@@ -149,9 +150,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
                 bboxes = json.load(f)
             except json.JSONDecodeError as err:
                 raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
-    for model in models:
+    for model, checkpoint in zip(models, weights):
         if not osp.isdir(model):  # a folder is a bundle, read when the inferencer is built
-            resolve_model(model)  # so do unknown aliases and missing configs, before torch is imported
+            # unknown aliases, missing configs and unreachable released checkpoints fail before torch is imported
+            fetch_released(resolve_model(model, checkpoint)[1])
     register_all_modules()
     from .inferencer import Sapiens2Inferencer
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,

@@ -9,19 +9,21 @@ which one is missing from the cache and how to get it.
 import os
 import os.path as osp
 import re
-import socket
 import threading
-import urllib.request
-from typing import List, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
+import time
+from typing import Dict, List, Optional, Sequence
 
 from sapiens2.version import __version__
 
 COMMIT_HASH = re.compile(r'^[0-9a-f]{40}$')
 _MAX_LISTED_FILES = 20
-#: Seconds to wait for a connection to the Hub (or its proxy) before calling it unreachable: name lookup and TCP
-#: connect together, tried once. huggingface_hub itself retries a failed connection for about a minute.
-CONNECT_TIMEOUT = 2.5
+#: Seconds to wait for the Hub (or its proxy) to answer before calling it unreachable: name lookup, connection and
+#: the first response together, tried once. huggingface_hub itself retries a failed request for about a minute.
+CONNECT_TIMEOUT = 2.0
+#: Seconds a Hub found unreachable stays so without a new attempt (a command resolves its checkpoint twice: before
+#: torch is imported, then in the checkpoint loader).
+UNREACHABLE_MEMORY = 60.0
+_unreachable_until: Dict[str, float] = {}
 
 
 class HubCheckpointNotFoundError(FileNotFoundError):
@@ -50,32 +52,37 @@ def hub_endpoint(endpoint: Optional[str] = None) -> str:
     return endpoint or constants.ENDPOINT
 
 
-def _connection_target(endpoint: str) -> Tuple[str, int]:
-    """(host, port) a request to ``endpoint`` connects to first: its proxy (``HTTPS_PROXY``...) if it has one."""
-    url = urlsplit(endpoint)
-    proxy = urllib.request.getproxies().get(url.scheme)
-    if proxy and not urllib.request.proxy_bypass(url.hostname or ''):
-        url = urlsplit(proxy if '://' in proxy else f'http://{proxy}')
-    return url.hostname or '', url.port or (443 if url.scheme == 'https' else 80)
-
-
 def hub_reachable(endpoint: Optional[str] = None, timeout: float = CONNECT_TIMEOUT) -> bool:
-    """Whether a TCP connection to the Hub (or its proxy) opens within ``timeout`` seconds, name lookup included."""
-    host, port = _connection_target(hub_endpoint(endpoint))
-    opened = threading.Event()
+    """Whether the Hub answers a ``HEAD`` request (any status) within ``timeout`` seconds, name lookup included.
 
-    def connect() -> None:
+    The request goes through huggingface_hub's HTTP session, so its proxies and certificates apply. A Hub that did
+    not answer is not asked again for :data:`UNREACHABLE_MEMORY` seconds.
+    """
+    url = hub_endpoint(endpoint)
+    if _unreachable_until.get(url, 0.0) > time.monotonic():
+        return False
+    if not _answers(url, timeout):
+        _unreachable_until[url] = time.monotonic() + UNREACHABLE_MEMORY
+        return False
+    return True
+
+
+def _answers(url: str, timeout: float) -> bool:
+    from huggingface_hub.utils import get_session
+    answered = threading.Event()
+
+    def ask() -> None:
         try:
-            socket.create_connection((host, port), timeout=timeout).close()
-            opened.set()
-        except OSError:
+            get_session().head(url, timeout=timeout)
+            answered.set()
+        except Exception:  # refused, no route, no name, timed out, TLS: not an answer
             pass
 
     # A thread, because the name lookup has no timeout of its own; a daemon, so that it never delays the exit.
-    worker = threading.Thread(target=connect, daemon=True)
+    worker = threading.Thread(target=ask, daemon=True)
     worker.start()
     worker.join(timeout)
-    return opened.is_set()
+    return answered.is_set()
 
 
 def download_checkpoint(repo_id: str,
@@ -96,10 +103,17 @@ def download_checkpoint(repo_id: str,
         raise ValueError(f'no file names to look for in Hub repository {repo_id}')
     offline = is_offline(local_files_only)
     unreachable = not offline and not hub_reachable(endpoint)
+    if offline or unreachable:  # the cache alone (huggingface_hub's local_files_only still asks the Hub for agents)
+        path = cached_hub_file(repo_id, filenames, revision, cache_dir)
+        if path is None:
+            raise HubCheckpointNotFoundError(
+                missing_checkpoint_message(repo_id, filenames, revision, cache_dir, offline, unreachable))
+        fetch_config_json(repo_id, path, cache_dir, offline=True)
+        return path
     for filename in filenames:
         try:
             path = hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir,
-                                   local_files_only=offline or unreachable, library_name='sapiens2',
+                                   local_files_only=unreachable, library_name='sapiens2',
                                    library_version=__version__, endpoint=endpoint)
         except errors.GatedRepoError as err:
             raise HubAccessError(
@@ -113,9 +127,9 @@ def download_checkpoint(repo_id: str,
             raise HubAccessError(f'Hub repository {repo_id} has no revision {revision!r} (a branch, tag or commit); '
                                  f'fix the part after @ in the reference ({err})') from err
         except errors.EntryNotFoundError as err:
-            unreachable = unreachable or (isinstance(err, errors.LocalEntryNotFoundError) and not offline)
+            unreachable = unreachable or isinstance(err, errors.LocalEntryNotFoundError)
             continue
-        fetch_config_json(repo_id, path, cache_dir, offline or unreachable, endpoint)
+        fetch_config_json(repo_id, path, cache_dir, unreachable, endpoint)
         return path
     raise HubCheckpointNotFoundError(
         missing_checkpoint_message(repo_id, filenames, revision, cache_dir, offline, unreachable))
@@ -145,12 +159,15 @@ def snapshot_folder(path: str) -> Optional[str]:
 
 def fetch_config_json(repo_id: str, checkpoint_path: str, cache_dir: Optional[str], offline: bool,
                       endpoint: Optional[str] = None) -> Optional[str]:
-    """The ``config.json`` of the snapshot of ``checkpoint_path``, downloaded if the repository has one."""
+    """The ``config.json`` of the snapshot of ``checkpoint_path``, downloaded if the repository has one (offline:
+    if the cache has it)."""
     from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import EntryNotFoundError
     snapshot = snapshot_folder(checkpoint_path)
     if snapshot is None:
         return None
+    if offline:
+        return cached_hub_file(repo_id, ('config.json', ), osp.basename(snapshot), cache_dir)
     try:
         return hf_hub_download(repo_id, 'config.json', revision=osp.basename(snapshot), cache_dir=cache_dir,
                                local_files_only=offline, library_name='sapiens2', library_version=__version__,

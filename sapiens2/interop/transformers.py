@@ -35,6 +35,7 @@ from sapiens2.engine.checkpoint import (
     adapt_keys,
     compare_keys,
     extract_state_dict,
+    load_model_weights,
     load_weights,
     read_checkpoint_file,
     save_weights,
@@ -56,12 +57,14 @@ INDEX_NAME = 'model.safetensors.index.json'
 CARD_NAME = 'README.md'
 MIN_TRANSFORMERS = (5, 0)
 ROPE_DTYPE_FIELD = 'sapiens2_pos_embed_rope_dtype'
+#: The dtypes an export can write its weights in (``config.json``'s ``dtype``).
+WEIGHT_DTYPES = ('float32', 'bfloat16', 'float16')
 StateDict = Dict[str, torch.Tensor]
 
 __all__ = [
     'TransformersConversionError', 'export_to_transformers', 'model_to_transformers', 'import_from_transformers',
     'load_model_from_transformers', 'load_transformers_model', 'read_transformers_weights', 'build_model',
-    'output_differences'
+    'output_differences', 'compare_export'
 ]
 
 
@@ -181,7 +184,8 @@ def model_to_transformers(model: nn.Module,
                           backbone_only: bool = False,
                           verify: bool = True,
                           overwrite: bool = False,
-                          source: str = 'a sapiens2 model') -> str:
+                          source: str = 'a sapiens2 model',
+                          dtype: Optional[str] = None) -> str:
     """Write a transformers Sapiens2 folder (config.json, model.safetensors, README.md) for a built model.
 
     Args:
@@ -193,6 +197,8 @@ def model_to_transformers(model: nn.Module,
         backbone_only: Export the backbone of a task model as a ``Sapiens2Model``.
         verify: Load the folder with transformers and require zero missing/unexpected/mismatched keys.
         source: What the weights are, for the model card.
+        dtype: ``'float32'``, ``'bfloat16'`` or ``'float16'``: the floating-point weights are cast to it (and
+            ``config.json`` says so); None keeps the dtype the weights have.
     Returns:
         ``out_dir``.
     """
@@ -206,6 +212,9 @@ def model_to_transformers(model: nn.Module,
     hf_class, fields = describe_model(model)
     rope_dtype = 'bf16' if _backbone_of(model)[0].rope_embed.dtype == torch.bfloat16 else 'fp32'
     weights = _official_weights(model, state_dict)
+    if dtype is not None:
+        weights = OrderedDict((k, v.to(_weight_dtype(dtype)) if v.is_floating_point() else v)
+                              for k, v in weights.items())
     _writable(out_dir, (CONFIG_NAME, WEIGHTS_NAME, CARD_NAME), overwrite)
     dtype = str(next(iter(weights.values())).dtype).replace('torch.', '')
     config = transformers.Sapiens2Config(**fields, architectures=[hf_class], dtype=dtype,
@@ -219,6 +228,12 @@ def model_to_transformers(model: nn.Module,
     return out_dir
 
 
+def _weight_dtype(name: str) -> torch.dtype:
+    if name not in WEIGHT_DTYPES:
+        raise ValueError(f'dtype {name!r} is not one of {", ".join(WEIGHT_DTYPES)}')
+    return getattr(torch, name)
+
+
 def export_to_transformers(config: Union[str, Config],
                            checkpoint: str,
                            out_dir: str,
@@ -226,14 +241,16 @@ def export_to_transformers(config: Union[str, Config],
                            verify: bool = True,
                            overwrite: bool = False,
                            cfg_options: Optional[dict] = None,
-                           trust_checkpoint: Optional[bool] = None) -> str:
+                           trust_checkpoint: Optional[bool] = None,
+                           dtype: Optional[str] = None) -> str:
     """Export a checkpoint of ours (any supported file, URI and layout) with its config to a transformers folder.
 
     The model is built on the ``meta`` device (no memory for weights), the checkpoint is checked strictly against it,
     and :func:`model_to_transformers` writes the folder, its labels (``id2label``) named by the layout the checkpoint
     carries (``meta.dataset_meta``), else by the config's dataset metainfo. A bare backbone checkpoint (pretrain) goes
     with ``backbone_only=True`` and any config whose ``model.backbone`` matches it. ``trust_checkpoint`` is that of
-    :func:`sapiens2.engine.checkpoint.load_weights`.
+    :func:`sapiens2.engine.checkpoint.load_weights`; ``dtype`` that of :func:`model_to_transformers` (None: the
+    checkpoint's).
     """
     model = build_model(config, backbone_only, cfg_options=cfg_options)
     loaded = read_checkpoint_file(checkpoint, trust_checkpoint=trust_checkpoint)
@@ -248,7 +265,7 @@ def export_to_transformers(config: Union[str, Config],
     state_dict = adapt_keys(state_dict, model)
     name = osp.basename(str(config if isinstance(config, str) else getattr(config, 'filename', 'a config')))
     return model_to_transformers(model, out_dir, state_dict, verify=verify, overwrite=overwrite,
-                                 source=f'`{osp.basename(str(checkpoint))}` with the config `{name}`')
+                                 source=f'`{osp.basename(str(checkpoint))}` with the config `{name}`', dtype=dtype)
 
 
 # ----------------------------------------------------------------------------------------------------- import
@@ -394,12 +411,16 @@ def _is_backbone(model: nn.Module) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------------- checks
-def load_transformers_model(hf_dir: str, hf_class: Optional[str] = None) -> nn.Module:
+def load_transformers_model(hf_dir: str, hf_class: Optional[str] = None,
+                            dtype: Optional[torch.dtype] = None) -> nn.Module:
     """``from_pretrained(hf_dir, output_loading_info=True)`` with the folder's (or the given) class, requiring zero
-    missing, unexpected and mismatched keys; returns the model in eval mode."""
+    missing, unexpected and mismatched keys; returns the model in eval mode, in ``dtype`` (default: transformers',
+    the ``dtype`` of ``config.json``)."""
     transformers = require_transformers()
     hf_class = hf_class or (read_transformers_config(hf_dir).architectures or [BACKBONE_HF_CLASS])[0]
-    model, info = getattr(transformers, hf_class).from_pretrained(_local_dir(hf_dir), output_loading_info=True)
+    options = {} if dtype is None else dict(dtype=dtype)
+    model, info = getattr(transformers, hf_class).from_pretrained(_local_dir(hf_dir), output_loading_info=True,
+                                                                  **options)
     bad = {name: sorted(map(str, info.get(name) or ())) for name in ('missing_keys', 'unexpected_keys',
                                                                      'mismatched_keys')}
     bad = {name: keys for name, keys in bad.items() if keys}
@@ -458,6 +479,38 @@ def output_differences(model: nn.Module, hf_model: nn.Module, images: torch.Tens
         raise TransformersConversionError(f'{type(model).__name__} returns {len(ours)} outputs, '
                                           f'{type(hf_model).__name__} {len(theirs)}.')
     return {name: float((a.float() - b.float()).abs().max()) for name, a, b in zip(names, ours, theirs)}
+
+
+def compare_export(config: Union[str, Config],
+                   checkpoint: str,
+                   hf_dir: str,
+                   backbone_only: bool = False,
+                   cfg_options: Optional[dict] = None,
+                   trust_checkpoint: Optional[bool] = None) -> Tuple[Dict[str, float], str]:
+    """Max |ours - transformers| of each output on one random image, and what was compared, in words.
+
+    Both models run in float32 on the same values: ours is the config's model (float32 parameters) with the
+    checkpoint's weights, the transformers model is ``hf_dir`` loaded in float32 whatever dtype its weights are
+    stored in. Our RoPE ``periods`` are recomputed from the config in its RoPE dtype, as an import does (a checkpoint
+    stores them bf16-rounded), so with ``pos_embed_rope_dtype='fp32'`` the difference is float32 rounding.
+    """
+    model = build_model(config, backbone_only, device='cpu', cfg_options=cfg_options)
+    prefix = None
+    if backbone_only:
+        keys = load_weights(checkpoint, trust_checkpoint=trust_checkpoint)
+        prefix = 'backbone.' if any(key.startswith('backbone.') for key in keys) else None
+    load_model_weights(model, checkpoint, prefix=prefix, trust_checkpoint=trust_checkpoint)
+    backbone, _ = _backbone_of(model)
+    backbone.rope_embed.reset_parameters()
+    images = torch.randn(1, 3, *backbone.img_size, generator=torch.Generator().manual_seed(0))
+    hf_model = load_transformers_model(hf_dir, dtype=torch.float32)
+    rope = 'bf16' if backbone.rope_embed.dtype == torch.bfloat16 else 'fp32'
+    stored = str(read_transformers_config(hf_dir).dtype).replace('torch.', '')
+    tables = ('RoPE tables in fp32 in both' if rope == 'fp32' else "our RoPE tables in bf16, transformers' in fp32: "
+              "pos_embed_rope_dtype='fp32' compares like with like")
+    what = f'both in float32, the folder stores {stored}; {tables}'
+
+    return output_differences(model, hf_model, images), what
 
 
 def supported_heads() -> List[str]:

@@ -11,6 +11,8 @@ import os.path as osp
 import sys
 from typing import Callable, Optional, Sequence, Tuple, Type
 
+from .warning_lines import warnings_as_lines
+
 #: Built-in exceptions whose message is the whole story for the user (files, values, names, config syntax).
 USER_ERRORS: Tuple[Type[BaseException], ...] = (OSError, ValueError, KeyError, ImportError, SyntaxError)
 #: sapiens2's own (checkpoints that do not fit or would run code, a diverging training run,
@@ -51,13 +53,15 @@ def run_cli(main: Callable[..., Optional[int]], argv: Optional[Sequence[str]] = 
 
     A :func:`user_errors` exception becomes one ``<prog>: error: <message>`` line on stderr and exit code 1,
     unless ``--debug`` is among the arguments or ``SAPIENS2_DEBUG`` is set; Ctrl-C exits with 130 (printing the
-    interrupt's message, when it has one: what was done and kept).
+    interrupt's message, when it has one: what was done and kept). sapiens2's warnings print as one line each
+    (:func:`~sapiens2.utils.warning_lines.warnings_as_lines`).
     """
     args = sys.argv[1:] if argv is None else list(argv)
     prog = prog or osp.basename(sys.argv[0]) or 'sapiens2'
     debug = '--debug' in args or os.environ.get('SAPIENS2_DEBUG', '') not in ('', '0')
     try:
-        code = main() if argv is None else main(argv)
+        with warnings_as_lines(prog):
+            code = main() if argv is None else main(argv)
     except Exception as err:
         if debug or not isinstance(err, user_errors()):
             raise

@@ -32,3 +32,12 @@ def _finite(text: str, bound: str, ok) -> float:
     if not (math.isfinite(value) and ok(value)):
         raise argparse.ArgumentTypeError(f'{text} is out of range; give a finite number {bound}')
     return value
+
+
+class ConfigOptionsAction(argparse.Action):
+    """``--cfg-options key=value ...`` parsed by MMEngine's ``DictAction``, imported only when the option is given, so
+    that a tool's ``--help`` and argument errors import no MMEngine."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from mmengine.config import DictAction
+        DictAction(self.option_strings, self.dest)(parser, namespace, values, option_string)

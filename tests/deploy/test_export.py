@@ -120,8 +120,10 @@ def test_export_tool_prints_a_failed_parity_verdict(monkeypatch, tmp_path, capsy
 
     def failing_export(*args, **kwargs):
         raise ExportParityError('torch.export outputs differ from eager: max abs diff [0.5] > bound [1e-05]')
-    monkeypatch.setattr(tool, 'build_for_export', lambda config, checkpoint, trust=None: (None, (64, 48)))
-    monkeypatch.setattr(tool, 'write_bundle', failing_export)
+    # the tool imports them when it runs (its --help imports no torch)
+    monkeypatch.setattr('sapiens2.deploy.export.build_for_export',
+                        lambda config, checkpoint, trust=None: (None, (64, 48)))
+    monkeypatch.setattr('sapiens2.deploy.bundle.write_bundle', failing_export)
     monkeypatch.setattr('sys.argv', ['export.py', SEG, '--out', str(tmp_path / 'seg'), '--formats', 'pt2'])
     assert tool.main() == 1
     assert capsys.readouterr().out.strip() == ('parity: FAILED, torch.export outputs differ from eager: max abs diff '

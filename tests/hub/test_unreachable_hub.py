@@ -1,15 +1,17 @@
 """A Hub that cannot be reached answers at once: the cached file, or the clear error, with no retries.
 
-The Hub is a local port that refuses connections (a socket bound, then closed); offline mode, which the test session
-sets (tests/conftest.py), is switched off for these tests so that the download really tries the network.
+The Hub is a local port that refuses connections (a socket bound, then closed), or one that never answers; offline
+mode, which the test session sets (tests/conftest.py), is switched off for these tests so that the download really
+tries the network.
 """
 import socket
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 import torch
 
-from sapiens2.hub import download
 from sapiens2.hub.download import HubCheckpointNotFoundError, download_checkpoint, hub_reachable
 from tests.hub.fake_hub import add_snapshot
 
@@ -49,14 +51,26 @@ def test_refused_hub_still_gives_the_cached_file(tmp_path, online, refused_endpo
     assert path.endswith(FILES[1])
 
 
-def test_reachability_probe(refused_endpoint, monkeypatch):
+def test_reachability_probe(online, refused_endpoint):
+    """Reachable means answering: a refused port and a listener that never answers are not."""
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
     assert not hub_reachable(refused_endpoint)
-    with socket.socket() as server:
-        server.bind(('127.0.0.1', 0))
-        server.listen()
-        assert hub_reachable(f'http://127.0.0.1:{server.getsockname()[1]}')
-    monkeypatch.setenv('HTTPS_PROXY', 'http://proxy.internal:3128')
-    monkeypatch.setenv('HTTP_PROXY', 'http://proxy.internal:3128')
-    monkeypatch.setenv('NO_PROXY', 'localhost')
-    assert download._connection_target('https://huggingface.co') == ('proxy.internal', 3128)
-    assert download._connection_target('http://localhost:8000') == ('localhost', 8000)
+    with socket.socket() as silent:
+        silent.bind(('127.0.0.1', 0))
+        silent.listen()
+        assert not hub_reachable(f'http://127.0.0.1:{silent.getsockname()[1]}', timeout=0.5)
+    server = HTTPServer(('127.0.0.1', 0), NotFound)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert hub_reachable(f'http://127.0.0.1:{server.server_port}')  # any status is an answer
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -53,11 +53,39 @@ def test_export_compare_and_import_back(hf, tmp_path):
     assert sorted(back) == sorted(official) and all(torch.equal(back[k], official[k]) for k in official)
 
 
+def test_compare_in_float32_on_fp16_weights_with_rounded_rope_periods(hf, tmp_path):
+    """As the shipped models: fp16 weights and bf16-rounded RoPE periods. The folder keeps fp16 unless --dtype says
+    otherwise, and --compare with fp32 RoPE measures float32 rounding (the stored periods would give 3e-5, the fp16
+    transformers model 1e-3)."""
+    model = build_model(POSE, device='cpu')
+    model.init_weights()
+    for name, param in model.named_parameters():
+        if name.endswith('attn.gamma.weight'):
+            param.data.uniform_(0.1, 0.5, generator=torch.Generator().manual_seed(0))  # attention matters
+    state = {('decode_head.' + k[5:] if k.startswith('head.') else k): v.half() for k, v in model.state_dict().items()}
+    fp32_rope = build_model(POSE, backbone_only=True, device='cpu',
+                            cfg_options={'model.backbone.pos_embed_rope_dtype': 'fp32'}).rope_embed.periods
+    assert not torch.equal(state['backbone.rope_embed.periods'].float(), fp32_rope)  # bf16-rounded, as trained
+    save_weights(state, str(tmp_path / 'fp16.safetensors'))
+    code, stdout, _ = run(str(tmp_path / 'fp16.safetensors'), '--to-transformers', str(tmp_path / 'kept'),
+                          '--config', POSE, '--compare', '--cfg-options', 'model.backbone.pos_embed_rope_dtype=fp32')
+    assert code == 0 and '(float16 weights, as in the checkpoint; --dtype fp32 writes float32)' in stdout
+    assert json.load(open(tmp_path / 'kept' / 'config.json'))['dtype'] == 'float16'
+    line = next(x for x in stdout.splitlines() if x.startswith('max |ours - transformers| heatmaps'))
+    assert line.endswith('(both in float32, the folder stores float16; RoPE tables in fp32 in both)')
+    assert float(line.split(': ')[1].split()[0]) < 5e-6
+    code, stdout, _ = run(str(tmp_path / 'fp16.safetensors'), '--to-transformers', str(tmp_path / 'fp32'),
+                          '--config', POSE, '--dtype', 'fp32')
+    assert code == 0 and '(float32 weights, --dtype fp32)' in stdout
+    assert json.load(open(tmp_path / 'fp32' / 'config.json'))['dtype'] == 'float32'
+
+
 @pytest.mark.parametrize('args, message', [
     (['a.pth', '--to-transformers', 'out'], 'need --config'),
     (['a.pth', 'b.pth', '--to-transformers', 'out', '--config', POSE], 'give one CKPT'),
     (['a.pth'], 'give SRC and DST'),
     (['a.pth', 'b.pth', '--compare'], '--compare goes with --to-transformers'),
+    (['a.pth', 'b.pth', '--dtype', 'fp32'], '--dtype goes with --to-transformers'),
     (['a.pth', '--to-transformers', 'o', '--from-transformers', 'i', '--config', POSE], 'either'),
 ])
 def test_argument_errors(args, message):

@@ -19,12 +19,15 @@ import json
 import os.path as osp
 import sys
 
-from sapiens2.apis.output_guard import OutputGuard
-from sapiens2.deploy.bundle import bundle_files, write_bundle
-from sapiens2.deploy.export import DEFAULT_OPSET, ONNX_OPSETS, ExportParityError, Tolerance, build_for_export
-from sapiens2.deploy.quantize import add_int8
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
+
+# isort: split
+from sapiens2.deploy.bundle import bundle_files
+from sapiens2.deploy.onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
+from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
+from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.output_paths import make_folder
 
@@ -66,6 +69,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
+    from sapiens2.apis.output_guard import OutputGuard
+    config, checkpoint = resolve_model(args.config, args.checkpoint)
     formats = args.formats
     if formats is None:
         formats = ['onnx'] if importlib.util.find_spec('onnxruntime') else ['pt2']
@@ -80,7 +85,12 @@ def main() -> int:
     outputs = list(bundle_files(args.out, formats, args.int8).values())
     for path in outputs:
         guard.check(path)
-    model, _ = build_for_export(*resolve_model(args.config, args.checkpoint), args.trust_checkpoint or None)
+    fetch_released(checkpoint)  # an unreachable released checkpoint fails before torch is imported
+    register_all_modules()
+    from sapiens2.deploy.bundle import write_bundle
+    from sapiens2.deploy.export import ExportParityError, Tolerance, build_for_export
+    from sapiens2.deploy.quantize import add_int8
+    model, _ = build_for_export(config, checkpoint, args.trust_checkpoint or None)
     try:
         files = write_bundle(model, args.out, formats, include_preprocess=not args.no_preprocess,
                              batch_size=args.batch_size, tol=Tolerance(args.atol, args.rtol), opset=args.opset)
