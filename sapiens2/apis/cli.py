@@ -11,7 +11,7 @@ from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
 from sapiens2.registration import register_all_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.cli_types import non_negative, positive, threshold
+from sapiens2.utils.cli_types import non_negative, positive, smoothing_lag, threshold
 from sapiens2.utils.devices import DTYPES
 
 
@@ -71,7 +71,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--smooth-beta', type=non_negative, default=None,
                         help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
                         'motion; default 0 for video files, 1.5 for live input)')
-    parser.add_argument('--smooth-lag', type=float, default=None, metavar='SECONDS',
+    parser.add_argument('--smooth-lag', type=smoothing_lag, default=None, metavar='SECONDS',
                         help='seconds of later frames the smoothing waits for: two-sided, no lag in the result '
                         '(default 1 for video files, 0 for live input; 0: causal)')
     parser.add_argument('--det-interval', type=int, default=1,

@@ -24,6 +24,12 @@ def positive(text: str) -> float:
     return _finite(text, '> 0', lambda value: value > 0)
 
 
+def smoothing_lag(text: str) -> float:
+    """Seconds of later frames the video smoothing waits for: a finite number in [0, 60], checked before any model
+    is built."""
+    return _finite(text, 'of seconds between 0 and 60', lambda value: 0 <= value <= 60)
+
+
 def _finite(text: str, bound: str, ok) -> float:
     try:
         value = float(text)

@@ -1428,9 +1428,10 @@ def _(tmp):
 
 
 @case('infer-smooth-lag-negative', 'inference', 'sapiens2-infer --smooth-lag -1 (seconds the video smoothing waits)',
-      'one line: the lag must be between 0 and 60 seconds (instead of results that never settle)', error=CommandError,
-      match=r'^exit 1: sapiens2-infer: error: the smoothing lag \(--smooth-lag\) must be between 0 and 60 seconds, '
-      r'got -1.0')
+      'an argument error before any model is built: the lag is between 0 and 60 seconds (instead of results that '
+      'never settle)', error=CommandError,
+      match=r'^exit 2: .*sapiens2-infer: error: argument --smooth-lag: -1 is out of range; give a finite number of '
+      r'seconds between 0 and 60$')
 def _(tmp):
     return _infer_cli(tmp, '--smooth-lag', '-1')
 
