@@ -10,6 +10,8 @@ default_hooks = dict(
     checkpoint=dict(type='CheckpointHook', by_epoch=False, interval=1000, max_keep_ckpts=3),
     sampler_seed=dict(type='DistSamplerSeedHook'),
     non_finite=dict(type='NonFiniteLossHook', action='stop'),
+    # The datasets against their layouts before the first iteration (keypoint counts, label ids, image/mask pairs).
+    data_check=dict(type='DataCheckHook'),
 )
 # CPU-safe DDP (MMEngine's wrapper always passes device_ids, which torch rejects for CPU modules).
 model_wrapper_cfg = dict(type='Sapiens2DistributedDataParallel', find_unused_parameters=False)

@@ -1,4 +1,5 @@
 """Library side of ``tools/train.py`` and ``tools/test.py``: config preparation and runner construction."""
+import os
 import os.path as osp
 from typing import Optional, Union
 
@@ -31,6 +32,7 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
             raise FileNotFoundError(f'Config file {path} does not exist; give a config file or a packaged name '
                                     'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
                                     '(`sapiens2 configs` lists them).')
+        _check_config_suffix(path)
         try:
             cfg = Config.fromfile(path)
         except SyntaxError as err:
@@ -44,6 +46,28 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
     apply_custom_layout(cfg)
     check_config(cfg, check_data_layout)
     return cfg
+
+
+#: The file types MMEngine reads as configs.
+CONFIG_SUFFIXES = ('.py', '.json', '.yml', '.yaml')
+
+
+def _check_config_suffix(path: str) -> None:
+    """One line for a file that is no config (MMEngine: 'Only py/yml/yaml/json type are supported now!'), naming
+    the config training wrote next to a checkpoint."""
+    if osp.splitext(path)[1].lower() in CONFIG_SUFFIXES:
+        return
+    if osp.splitext(path)[1].lower() not in ('.pth', '.pt', '.ckpt', '.safetensors', '.bin'):
+        raise ValueError(f'{path} is not a config file: configs are {", ".join(CONFIG_SUFFIXES)} files')
+    try:
+        configs = sorted(name for name in os.listdir(osp.dirname(osp.abspath(path))) if name.endswith('.py'))
+    except OSError:
+        configs = []
+    config = osp.join(osp.dirname(path), configs[0]) if len(configs) == 1 else 'CONFIG.py'
+    raise ValueError(f'{path} is a checkpoint, not a config: give the model\'s config ({config}'
+                     f'{", the one training wrote next to it" if len(configs) == 1 else ""}) and pass {path} as its '
+                     f'checkpoint, e.g. sapiens2-infer IMAGES --model {config} --weights {path}, or tools/test.py '
+                     f'{config} {path}')
 
 
 def _custom_import_error(path: str, err: ImportError) -> ImportError:

@@ -79,9 +79,14 @@ def _check_layout_keys(cfg: Config) -> None:
 
 def _check_data_root(cfg: Config, data_root) -> None:
     """A top-level ``data_root`` (the mmseg habit) that differs from the folder the dataloaders read is an error:
-    MMEngine evaluates a base's dataloaders with the base's ``data_root``, so a child's is a variable nothing reads."""
+    MMEngine evaluates a base's dataloaders with the base's ``data_root``, so a child's is a variable nothing reads.
+    With ``custom_data_root`` (``data_root`` here) the dataloaders read it, and a top-level ``data_root`` that the
+    base's dataloaders were built with (a base's variable, e.g. the nano configs') follows it."""
     given = cfg.get('data_root')
-    used = data_root or next((d.get('data_root') for d in _datasets(cfg)), None)
+    built = next((d.get('data_root') for d in _datasets(cfg)), None)
+    used = data_root or built
+    if data_root is not None and given == built:
+        cfg.data_root = given = data_root
     if given is not None and given != used:
         raise LayoutKeyError(
             f'{cfg.filename or "<config>"}: data_root = {given!r} does not reach the dataloaders, which read '

@@ -19,6 +19,9 @@ DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
 DTYPES: Tuple[str, ...] = tuple(dict.fromkeys(d for dtypes in DTYPES_BY_BACKEND_DEVICE.values() for d in dtypes))
 #: Where the CPU's feature flags are read when torch's probes say no (:func:`cpu_runs_bf16`).
 CPUINFO = '/proc/cpuinfo'
+#: How to run int8: the onnxruntime backend runs exported bundles only, so the hint names both steps.
+INT8_STEPS = ('export the model first (python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then '
+              'run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)')
 #: The torch autocast dtype of each name (fp32 runs without autocast).
 _AUTOCAST = dict(bf16='bfloat16', fp16='float16')
 
@@ -75,7 +78,10 @@ def check_dtype(dtype: str, device: str, backend: str = 'torch') -> None:
     if not where:
         raise ValueError(f'dtype {dtype!r} is not known; dtypes: {", ".join(DTYPES)}')
     here = [b for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if d == device_type and dtype in dtypes]
-    hint = f'; on the {device_type} give --backend {here[0]} --dtype {dtype}' if here else ''
+    if dtype == 'int8' and here == ['onnxruntime']:
+        hint = f'; on the {device_type}, int8 runs an exported bundle: {INT8_STEPS}'
+    else:
+        hint = f'; on the {device_type} give --backend {here[0]} --dtype {dtype}' if here else ''
     raise ValueError(f'dtype {dtype} does not run on the {device_type} with the {backend} backend, which runs '
                      f'{", ".join(runs)}; {dtype} runs on {", ".join(where)}{hint} (docs/inference.md: devices and '
                      'dtypes)')
@@ -99,8 +105,8 @@ def cpu_runs_bf16() -> bool:
 def _check_cpu_bf16() -> None:
     if not cpu_runs_bf16():
         raise ValueError('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX, which this one lacks (torch '
-                         'would emulate bf16, slower than fp32); run fp32, or int8 with --backend onnxruntime '
-                         '--dtype int8 (docs/inference.md: devices and dtypes)')
+                         f'would emulate bf16, slower than fp32); run fp32, or int8: {INT8_STEPS} (docs/inference.md: '
+                         'devices and dtypes)')
 
 
 def autocast_dtype(dtype: str):

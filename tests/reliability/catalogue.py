@@ -1430,7 +1430,7 @@ def _(tmp):
 @case('infer-smooth-lag-negative', 'inference', 'sapiens2-infer --smooth-lag -1 (seconds the video smoothing waits)',
       'an argument error before any model is built: the lag is between 0 and 60 seconds (instead of results that '
       'never settle)', error=CommandError,
-      match=r'^exit 2: .*sapiens2-infer: error: argument --smooth-lag: -1 is out of range; give a finite number of '
+      match=r'^exit 2: .*error: argument --smooth-lag: -1 is out of range; give a finite number of '
       r'seconds between 0 and 60$')
 def _(tmp):
     return _infer_cli(tmp, '--smooth-lag', '-1')
@@ -1741,7 +1741,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 # Round 4 (issue 36: lost intent, bundles checked against their graph, damaged media and checkpoints): its cases
 # register from their own module, imported last (it imports the helpers above).
-from tests.reliability import catalogue_intent  # noqa: E402,F401
+from tests.reliability import catalogue_habits, catalogue_intent  # noqa: E402,F401
 
 if __name__ == '__main__':
     from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into

@@ -33,7 +33,8 @@ def test_bf16_on_a_cpu_without_native_bf16_is_one_line(cpu_flags):
         check_dtype('bf16', 'cpu')
     message = str(error.value)
     assert '\n' not in message and message.startswith('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX')
-    assert '--backend onnxruntime --dtype int8' in message
+    assert 'tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then run the bundle: --model FOLDER ' \
+        '--dtype int8' in message
     check_dtype('fp32', 'cpu')
     check_dtype('bf16', 'cuda')  # the GPU is not the CPU
 
@@ -57,7 +58,8 @@ def test_int8_with_torch_names_the_onnxruntime_backend(monkeypatch):
         check_dtype('int8', 'cpu')
     message = str(error.value)
     assert '\n' not in message and message.startswith('dtype int8 does not run on the cpu with the torch backend')
-    assert 'on the cpu give --backend onnxruntime --dtype int8' in message
+    assert 'on the cpu, int8 runs an exported bundle: export the model first (python tools/deploy/export.py ' in message
+    assert 'then run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)' in message
     check_dtype('int8', 'cpu', backend='onnxruntime')
     with pytest.raises(ValueError, match=r'int8 runs on cpu \(onnxruntime\) \(docs'):  # no backend runs it there
         check_dtype('int8', 'cuda')

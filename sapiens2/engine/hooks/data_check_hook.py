@@ -1,0 +1,30 @@
+"""Check the datasets of a run against their layouts before the weights load and the first iteration."""
+from mmengine.hooks import Hook
+from mmengine.registry import HOOKS
+from mmengine.runner import BaseLoop
+
+from sapiens2.datasets.data_check import MAX_MASKS, check_dataset
+
+
+@HOOKS.register_module()
+class DataCheckHook(Hook):
+    """Run :func:`sapiens2.datasets.data_check.check_dataset` on the dataset of every loop the run built (train,
+    val, test) at ``before_run``: keypoint counts, visibilities, image/label-map pairs and label ids (``max_masks``
+    label maps sampled per dataset), so that data made for another layout stops with one line naming the file.
+
+    Args:
+        max_masks: Label maps read per segmentation dataset.
+    """
+
+    priority = 'VERY_HIGH'
+
+    def __init__(self, max_masks: int = MAX_MASKS) -> None:
+        self.max_masks = max_masks
+
+    def before_run(self, runner) -> None:
+        for name in ('_train_loop', '_val_loop', '_test_loop'):
+            loop = getattr(runner, name, None)
+            if isinstance(loop, BaseLoop):
+                summary = check_dataset(loop.dataloader.dataset, self.max_masks)
+                if summary:
+                    runner.logger.info(f'data check ({name.strip("_").replace("_loop", "")}): {summary}')
