@@ -73,7 +73,7 @@ def _(tmp):
 
 @case('infer-bboxes-coco-image-without-file-name', 'inference', '--bboxes COCO annotation file with an image entry '
       'without file_name', 'one line naming the file and the entry', error=CommandError,
-      match=r'exit 1: .*error: {tmp}/boxes.json: images\[0\] needs "id" and "file_name", got \{{"id": 1\}}')
+      match=r'exit 1: .*error: {tmp}/boxes.json: images\[0\] needs "id" and "file_name", got \{"id": 1\}')
 def _(tmp):
     return _infer_cli(tmp, '--bboxes', _boxes_file(tmp, dict(images=[dict(id=1)], annotations=[])))
 
