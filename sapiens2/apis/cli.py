@@ -1,6 +1,5 @@
 """``sapiens2-infer`` / ``tools/infer.py``: run Sapiens2 task models on photos, folders or videos."""
 import argparse
-import json
 import os.path as osp
 import sys
 from typing import List, Optional
@@ -50,11 +49,14 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         '(default: from --device)')
     parser.add_argument('--batch-size', type=int, default=4, help='images (pose: person crops) per forward')
     parser.add_argument('--bboxes', default=None,
-                        help='JSON file {image name: [[x1, y1, x2, y2(, score)], ...]} with person boxes for pose')
+                        help='JSON file with person boxes for pose: {image name: [[x1, y1, x2, y2(, score)], ...]}, a '
+                        'COCO annotation file or COCO detection results (scoring >= --bbox-thr); it may cover more '
+                        'images than the inputs')
     parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
     parser.add_argument('--det-checkpoint', default=None,
                         help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
-    parser.add_argument('--bbox-thr', type=threshold, default=0.3, help='detector score threshold')
+    parser.add_argument('--bbox-thr', type=threshold, default=0.3,
+                        help='detector score threshold (also for the boxes of COCO detection results in --bboxes)')
     parser.add_argument('--nms-thr', type=threshold, default=0.3, help='detector box NMS IoU threshold')
     parser.add_argument('--kpt-thr', type=threshold, default=0.3, help='keypoint score threshold for drawing')
     parser.add_argument('--keypoint-format', choices=FORMAT_NAMES, default=None,
@@ -144,12 +146,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     models = list(args.model) + args.aliases
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
     bboxes = None
-    if args.bboxes:
-        with open(args.bboxes) as f:
-            try:
-                bboxes = json.load(f)
-            except json.JSONDecodeError as err:
-                raise ValueError(f'--bboxes {args.bboxes} is not valid JSON ({err})') from err
+    if args.bboxes:  # read and matched to the inputs before any model is built
+        from .bbox_files import load_bboxes, match_bboxes
+        bboxes = match_bboxes(load_bboxes(args.bboxes, args.bbox_thr), sources, f'--bboxes {args.bboxes}')
     for model, checkpoint in zip(models, weights):
         if not osp.isdir(model):  # a folder is a bundle, read when the inferencer is built
             # unknown aliases, missing configs and unreachable released checkpoints fail before torch is imported

@@ -1,5 +1,6 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
+import os
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -10,6 +11,7 @@ from sapiens2.engine.checkpoint import trusted_checkpoints
 from sapiens2.registry import INFERENCE_TASKS
 
 from .backends import build_model, plan_model
+from .bbox_files import BoxesInput, load_bboxes, match_bboxes
 from .inputs import InputType, Source, collect_sources
 from .notices import Notices
 from .pending_frames import PendingFrames
@@ -128,7 +130,7 @@ class Sapiens2Inferencer:
                  out_dir: Optional[str] = None,
                  save_vis: bool = True,
                  save_pred: bool = True,
-                 bboxes: Optional[Dict[str, Sequence[Sequence[float]]]] = None,
+                 bboxes: Optional[BoxesInput] = None,
                  show_progress: bool = True,
                  return_results: bool = True,
                  recursive: bool = False,
@@ -142,8 +144,11 @@ class Sapiens2Inferencer:
                 while the model is busy are dropped), (H, W, 3) BGR uint8 array, or a list of these.
             out_dir: Where to write pictures and raw results (see :class:`ResultWriter`); nothing is written if None.
             save_vis, save_pred: Write pictures / raw results.
-            bboxes: Person boxes (xyxy, optional 5th value = score) per image name (file stem, ``array_000000``,
-                or ``<video>_000012``) for the pose task; images without boxes use its detector or the whole image.
+            bboxes: Person boxes for the pose task: ``{image name: [[x1, y1, x2, y2(, score)], ...]}`` (name: file
+                stem, ``array_000000`` or ``<video>_000012``), a COCO annotation file or COCO detection results (those
+                scoring below the pose task's ``bbox_thr`` left out), as a JSON file path or its content
+                (:mod:`sapiens2.apis.bbox_files`); entries of images not in ``inputs`` are left out (one line says
+                how many were used). Images without boxes use the detector or the whole image.
             show_progress: Progress bar over frames (when there is more than one).
             return_results: Collect and return the results (disable for long videos).
             recursive: Also read the sub-folders of folder inputs (outputs keep the relative paths).
@@ -163,12 +168,15 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
-        composer = PeopleComposer(self.tasks, bboxes) if people else None
         if bboxes:
             if not people and not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
                                  f'{[task.name for task in self.tasks]}); boxes are for pose')
-            check_bbox_names(bboxes, sources)
+            origin = os.fspath(bboxes) if isinstance(bboxes, (str, os.PathLike)) else 'bboxes'
+            thresholds = [task.bbox_thr for task in self.tasks if hasattr(task, 'bbox_thr')]
+            loaded = load_bboxes(bboxes, *thresholds[:1])
+            bboxes = match_bboxes(loaded, sources, origin) if loaded else None
+        composer = PeopleComposer(self.tasks, bboxes) if people else None
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
         if show and not out_dir:
             raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
@@ -286,19 +294,6 @@ class InferenceInterrupted(KeyboardInterrupt):
 
 def _unit(sources: List[Source]) -> str:
     return 'images' if all(source.kind != 'video' for source in sources) else 'frames'
-
-
-def check_bbox_names(bboxes: Dict[str, Sequence], sources: List[Source]) -> None:
-    """Raise a ValueError listing the ``bboxes`` keys that name no input frame (file stem, ``array_000000`` or
-    ``<video>_000012``)."""
-    names = set()
-    for source in sources:
-        names.update(_frame_name(source, index) for index in range(len(source)))
-    unknown = sorted(set(bboxes) - names)
-    if unknown:
-        raise ValueError(f'{len(unknown)} of {len(bboxes)} --bboxes entries match no input: {unknown[:5]}; keys are '
-                         f'image file stems, array_000000 for arrays, <video>_000012 for video frames (inputs: '
-                         f'{sorted(names)[:5]}{"..." if len(names) > 5 else ""})')
 
 
 def _frame_name(source: Source, index: int) -> str:

@@ -48,8 +48,8 @@ class Source:
 
     ``name`` is the output name (unique within a call, may contain ``/`` for files found in sub-folders).
     ``group`` names the collection the source belongs to (a folder's name, a video's name, ``'images'`` for image
-    files given one by one, ``'arrays'``): pose predictions are written as one ``<group>_predictions.json`` per
-    group, as the official demo does per folder.
+    files given one by one, ``'arrays'``); outputs are named by ``name`` alone, one set per input, so that a later
+    run into the same folder adds to them (:class:`~sapiens2.apis.writer.ResultWriter`).
     """
     kind: str  # 'image', 'video' or 'array'
     name: str

@@ -1,4 +1,4 @@
-"""Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results, per-group files."""
+"""Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results and JSON records per input."""
 import json
 import os
 import os.path as osp
@@ -18,22 +18,28 @@ from .ordered_worker import OrderedWorker
 from .output_guard import OutputGuard, guarding
 from .tasks.base import BaseInferenceTask
 
+#: The JSON Lines file of a video or stream: ``<task>/<video>_predictions.jsonl``.
+JSON_LINES_SUFFIX = '_predictions.jsonl'
+
 
 class ResultWriter:
     """Lay out results under ``out_dir/<task>/`` by each source's name (unique per call, see
-    :func:`~sapiens2.apis.inputs.collect_sources`; ``sub/x`` for a file in a sub-folder of a folder input):
+    :func:`~sapiens2.apis.inputs.collect_sources`; ``sub/x`` for a file in a sub-folder of a folder input), one set of
+    files per input, so that a later run into the same ``out_dir`` adds its inputs' files beside the earlier ones:
 
-    * image ``x.jpg``: ``<task>/x.png`` (picture) and the task's raw files ``<task>/x*`` (e.g. ``x_seg.npy``);
-    * video or GIF ``v.mp4``: ``<task>/v.mp4`` (pictures as a video) and raw files ``<task>/v/v_000000*`` per frame;
-    * per group (folder or video), the task's group file, e.g. ``pose/<group>_predictions.json``; for a video or
-      stream, of a task that has ``group_header`` and ``frame_record``, JSON Lines ``pose/<video>_predictions.jsonl``
-      (the header, then one line per frame, flushed as each frame is written: an endless stream or a Ctrl-C keeps
-      every frame written so far).
+    * image (or array) ``x.jpg``: ``<task>/x.png`` (picture), the task's raw files ``<task>/x*`` (e.g. ``x_seg.npy``)
+      and, for a task with JSON records (``header`` and ``frame_record``: pose, people), ``<task>/x.json``;
+    * video or GIF ``v.mp4``: ``<task>/v.mp4`` (pictures as a video), raw files ``<task>/v/v_000000*`` per frame and
+      JSON Lines ``<task>/v_predictions.jsonl`` (the header with ``video``, then one line per frame, flushed as each
+      frame is written: an endless stream or a Ctrl-C keeps every frame written so far);
+    * a task's index (``index_files``, ``update_index``: the people's ``coco_results.json``) gains this run's images
+      when the run ends; the entries of other images stay.
 
-    Two results are never written under the same name in one run: a second claim of a name raises ``ValueError``
-    before anything is overwritten. No output replaces an input, nor (unless ``overwrite``) a file that sapiens2 did
-    not write into ``out_dir`` (:class:`~sapiens2.apis.output_guard.OutputGuard`): :meth:`check_outputs` refuses
-    such a file before anything is written.
+    Two results are never written under the same name in one run: :meth:`check_outputs` refuses two outputs of one
+    name, and a second claim of a name raises ``ValueError`` before anything is overwritten. No output replaces an
+    input, nor (unless ``overwrite``) a file that sapiens2 did not write into ``out_dir``
+    (:class:`~sapiens2.apis.output_guard.OutputGuard`): :meth:`check_outputs` refuses such a file before anything is
+    written.
 
     With ``write_ahead > 0``, :meth:`add` and :meth:`end_source` only queue their work (at most ``write_ahead`` frames)
     for one background thread, which draws, encodes and writes in call order while the caller runs the model on the
@@ -47,7 +53,7 @@ class ResultWriter:
         self.show = WindowDisplay() if show else None
         self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
         self.lines: Dict[Tuple[str, str], IO[str]] = {}  # JSON Lines file per (task, video)
-        self.records: Dict[Tuple[str, str], List[dict]] = defaultdict(list)
+        self.records: Dict[str, List[dict]] = defaultdict(list)  # per task with an index: this run's image records
         self.written: List[str] = []
         self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
         self.guard = OutputGuard(out_dir, overwrite=overwrite)
@@ -64,12 +70,19 @@ class ResultWriter:
 
     def check_outputs(self, sources: Sequence[Source]) -> None:
         """Refuse (``FileExistsError``, before anything is written) an output of ``sources`` that would replace one
-        of them or a file sapiens2 did not write; list the outputs in the output folder's manifest."""
+        of them or a file sapiens2 did not write, and (``ValueError``) two outputs of one path; list the outputs in
+        the output folder's manifest."""
         for source in sources:
             if source.path:
                 self.guard.add_input(source.path)
         planned = list(self._planned_paths(sources))
+        seen: Dict[str, str] = {}
         for path in planned:
+            key = osp.normcase(osp.abspath(path)).casefold()
+            if key in seen:
+                raise ValueError(f'two outputs of this run are named {path} ({seen[key]}); rename the input whose '
+                                 'name makes it')
+            seen[key] = path
             self.guard.check(path)
         self.guard.record(planned)
 
@@ -78,21 +91,22 @@ class ResultWriter:
         for task in self.tasks:
             task_dir = osp.join(self.out_dir, task.name)
             raw_suffixes = task.raw_suffixes if self.save_pred else ()
+            records = self.save_pred and _has_records(task)
             for source in sources:
                 if source.kind == 'video':
                     if self.save_vis:
                         yield osp.join(task_dir, source.name + '.mp4')
                     yield from _frame_files(osp.join(task_dir, source.name), osp.basename(source.name), raw_suffixes)
+                    if records:
+                        yield osp.join(task_dir, source.name + JSON_LINES_SUFFIX)
                 else:
                     if self.save_vis:
                         yield osp.join(task_dir, source.name + '.png')
                     yield from (osp.join(task_dir, source.name + suffix) for suffix in raw_suffixes)
-            if self.save_pred:
-                for group in dict.fromkeys(source.group for source in sources):
-                    yield from (osp.join(task_dir, group + suffix) for suffix in task.group_suffixes)
-                if hasattr(task, 'frame_record'):  # videos and streams: JSON Lines
-                    videos = dict.fromkeys(source.group for source in sources if source.kind == 'video')
-                    yield from (osp.join(task_dir, group + '_predictions.jsonl') for group in videos)
+                    if records:
+                        yield osp.join(task_dir, source.name + '.json')
+            if self.save_pred and any(source.kind != 'video' for source in sources):
+                yield from (osp.join(task_dir, name) for name in getattr(task, 'index_files', ()))
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
@@ -119,23 +133,38 @@ class ResultWriter:
                     self._add_picture(task, source, frame, picture)
                 if self.show:
                     self.show(task.name, picture)
-            if self.save_pred and _has_group_file(task):
+            if self.save_pred and _has_records(task):
                 height, width = image.shape[:2]
                 record = dict(image_name=frame, image_size=[width, height], result=result)
-                if source.kind == 'video' and hasattr(task, 'frame_record'):
+                if source.kind == 'video':
                     self._add_line(task, source, record)
                 else:
-                    self.records[(task.name, source.group)].append(record)
+                    self._write_record(task, frame, record)
+
+    def _write_record(self, task: BaseInferenceTask, frame: str, record: dict) -> None:
+        """``<task>/<name>.json``: the task's header and the image's record; keep the record for the task's index."""
+        path = osp.join(self.out_dir, task.name, frame + '.json')
+        self._claim(path, frame)
+        os.makedirs(osp.dirname(path), exist_ok=True)
+        content = dict(image_name=frame, **task.header(record['image_size']))
+        content.update(task.frame_record(record))  # image_name first, then the header, then the image's results
+        with open(self.guard.check(path), 'w') as f:
+            json.dump(content, f)
+        self.written.append(path)
+        if hasattr(task, 'update_index'):
+            self.records[task.name].append(record)
 
     def _add_line(self, task: BaseInferenceTask, source: Source, record: dict) -> None:
         """Append a frame to the video's JSON Lines file (opened with the task's header line) and flush it."""
         key = (task.name, source.name)
         if key not in self.lines:
-            path = osp.join(self.out_dir, task.name, source.group + '_predictions.jsonl')
+            path = osp.join(self.out_dir, task.name, source.name + JSON_LINES_SUFFIX)
             self._claim(path, source.name)
+            os.makedirs(osp.dirname(path), exist_ok=True)
             self.lines[key] = open(self.guard.check(path), 'w')
             self.written.append(path)
-            self.lines[key].write(json.dumps(task.group_header(source.group, record['image_size'])) + '\n')
+            header = dict(video=source.name, **task.header(record['image_size']))
+            self.lines[key].write(json.dumps(header) + '\n')
         self.lines[key].write(json.dumps(task.frame_record(record)) + '\n')
         self.lines[key].flush()
 
@@ -188,7 +217,7 @@ class ResultWriter:
 
     def stop(self) -> None:
         """Wait for the queued frames, release the videos and list the files written in the manifest (after an
-        error: writes no group files)."""
+        error: adds nothing to the indexes)."""
         worker, self._worker = self._worker, None
         try:
             if worker is not None:
@@ -205,14 +234,13 @@ class ResultWriter:
                 self.show.close()
 
     def close(self) -> List[str]:
-        """Write the queued frames, release videos, write group files; return every path written."""
+        """Write the queued frames, release videos, add this run's images to the tasks' indexes; return every path
+        written."""
         self.stop()
         by_name = {task.name: task for task in self.tasks}
-        for (task_name, group), records in self.records.items():
+        for task_name, records in self.records.items():
             with guarding(self.guard):
-                path = by_name[task_name].save_group(records, osp.join(self.out_dir, task_name), group)
-            if path:
-                self.written.append(path)
+                self.written += by_name[task_name].update_index(records, osp.join(self.out_dir, task_name))
         if self.records:
             self.guard.record(self.written)
         self.records.clear()
@@ -231,5 +259,7 @@ def _has_raw_files(task: BaseInferenceTask) -> bool:
     return type(task).save is not BaseInferenceTask.save
 
 
-def _has_group_file(task: BaseInferenceTask) -> bool:
-    return type(task).save_group is not BaseInferenceTask.save_group
+def _has_records(task: BaseInferenceTask) -> bool:
+    """Whether the task writes JSON records (``header`` and ``frame_record``): one JSON per image, JSON Lines per
+    video."""
+    return hasattr(task, 'frame_record') and hasattr(task, 'header')

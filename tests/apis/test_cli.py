@@ -1,5 +1,6 @@
 """tools/infer.py end to end on folders, videos and GIFs, with a checkpoint."""
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def test_cli_writes_pictures_and_predictions(tmp_path, pose_checkpoint):
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     assert 'pose: results in' in proc.stdout
-    assert sorted(p.name for p in (out / 'pose').iterdir()) == ['a.png', 'b.png', 'in_predictions.json']
+    assert sorted(p.name for p in (out / 'pose').iterdir()) == ['a.json', 'a.png', 'b.json', 'b.png']
     drawn = cv2.imread(str(out / 'pose' / 'a.png'))
     assert drawn.shape == (80, 60, 3) and (drawn != cv2.imread(str(folder / 'a.jpg'))).any()
 
@@ -91,10 +92,9 @@ def test_cli_keeps_outputs_of_same_stems_apart(tmp_path, pose_checkpoint, caplog
     assert "output name 'a' is already used" in caplog.text
     pictures = sorted(p.relative_to(out / 'pose').as_posix() for p in (out / 'pose').rglob('*.png'))
     assert pictures == ['a.png', 'a_2.png', 'a_3.png', 'deep/a.png']
-    names = {json.loads((out / 'pose' / f'{group}_predictions.json').read_text())['video']:
-             [frame['image_name'] for frame in json.loads((out / 'pose' / f'{group}_predictions.json').read_text())[
-                 'frames']] for group in ('x', 'y')}
-    assert names == {'x': ['a', 'a_2'], 'y': ['a_3', 'deep/a']}
+    records = sorted(p.relative_to(out / 'pose').as_posix() for p in (out / 'pose').rglob('*.json'))
+    assert records == ['a.json', 'a_2.json', 'a_3.json', 'deep/a.json']
+    assert json.loads((out / 'pose' / 'deep' / 'a.json').read_text())['image_name'] == 'deep/a'
 
 
 def test_cli_refuses_an_output_folder_inside_a_recursive_input(tmp_path, capsys):
@@ -124,6 +124,43 @@ def test_cli_keypoint_format(tmp_path, pose_checkpoint):
     cv2.imwrite(image, np.random.default_rng(0).integers(0, 255, (64, 48, 3), dtype=np.uint8))
     assert main([image, '--model', POSE, '--weights', pose_checkpoint, '--out', str(tmp_path / 'o'), '--device',
                  'cpu', '--quiet', '--keypoint-format', 'coco17']) == 0
-    content = json.loads(next((tmp_path / 'o' / 'pose').glob('*_predictions.json')).read_text())
+    content = json.loads((tmp_path / 'o' / 'pose' / 'p.json').read_text())
     assert content['keypoint_format'] == 'coco17' and content['num_keypoints'] == 17
-    assert len(content['frames'][0]['instances'][0]['keypoints']) == 17
+    assert len(content['instances'][0]['keypoints']) == 17
+
+
+def test_two_runs_with_two_photos_into_one_out_keep_both_photos_predictions(tmp_path, pose_checkpoint):
+    rng = np.random.default_rng(1)
+    for name in ('first', 'second'):
+        cv2.imwrite(str(tmp_path / f'{name}.jpg'), rng.integers(0, 255, (64, 48, 3), dtype=np.uint8))
+    out = tmp_path / 'out'
+    for name in ('first', 'second'):
+        assert main([str(tmp_path / f'{name}.jpg'), '--model', POSE, '--weights', pose_checkpoint, '--out', str(out),
+                     '--device', 'cpu', '--quiet']) == 0
+    assert sorted(p.name for p in (out / 'pose').iterdir()) == ['first.json', 'first.png', 'second.json',
+                                                                'second.png']
+    for name in ('first', 'second'):
+        content = json.loads((out / 'pose' / f'{name}.json').read_text())
+        assert content['image_name'] == name and len(content['instances'][0]['keypoints']) == content['num_keypoints']
+
+
+def test_cli_bboxes_from_coco_detection_results_covering_more_images(tmp_path, pose_checkpoint):
+    from mmengine.logging import MMLogger
+    cv2.imwrite(str(tmp_path / '000000000785.jpg'), np.full((64, 48, 3), 90, np.uint8))
+    (tmp_path / 'dets.json').write_text(json.dumps([
+        dict(image_id=785, bbox=[4, 6, 20, 30], score=0.9, category_id=1),
+        dict(image_id=785, bbox=[0, 0, 8, 8], score=0.2, category_id=1),  # below --bbox-thr 0.3
+        dict(image_id=139, bbox=[1, 2, 3, 4], score=0.8, category_id=1)]))  # an image of another run
+    out, logged = tmp_path / 'out', []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: logged.append(record.getMessage())
+    MMLogger.get_current_instance().addHandler(handler)
+    try:
+        assert main([str(tmp_path / '000000000785.jpg'), '--model', POSE, '--weights', pose_checkpoint, '--out',
+                     str(out), '--device', 'cpu', '--quiet', '--bboxes', str(tmp_path / 'dets.json')]) == 0
+    finally:
+        MMLogger.get_current_instance().removeHandler(handler)
+    assert f'--bboxes {tmp_path}/dets.json: 1 of 2 entries used (the others name no input of this run, e.g. [139])' \
+        in logged
+    instances = json.loads((out / 'pose' / '000000000785.json').read_text())['instances']
+    assert [instance['bbox'] for instance in instances] == [[4, 6, 24, 36]]

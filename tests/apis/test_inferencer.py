@@ -50,15 +50,16 @@ def test_user_boxes_and_files_written(inferencer, tmp_path):
     np.testing.assert_allclose(results[0]['pose']['bbox_scores'], [0.9, 0.8])
     assert results[1]['pose']['keypoints'].shape == (1, 308, 2)
     out = tmp_path / 'out'
-    for name in ('pose/p0.png', 'pose/p1.png', 'seg/p0.png', 'seg/p0_seg.npy', 'pose/photos_predictions.json'):
+    for name in ('pose/p0.png', 'pose/p1.png', 'seg/p0.png', 'seg/p0_seg.npy', 'pose/p0.json', 'pose/p1.json'):
         assert (out / name).is_file(), name
     assert cv2.imread(str(out / 'seg' / 'p1.png')).shape == (70, 140, 3)  # image | overlay
     np.testing.assert_array_equal(np.load(out / 'seg' / 'p1_seg.npy'), results[1]['seg']['labels'])
-    content = json.loads((out / 'pose' / 'photos_predictions.json').read_text())
-    assert set(content) == {'video', 'image_size', 'num_keypoints', 'kpt_thr_used', 'frames', 'keypoint_names'}
+    content = json.loads((out / 'pose' / 'p0.json').read_text())
+    assert set(content) == {'image_name', 'image_size', 'num_keypoints', 'kpt_thr_used', 'instances',
+                            'keypoint_names'}
     assert len(content['keypoint_names']) == 308 and content['keypoint_names'][0] == 'nose'
-    assert content['num_keypoints'] == 308 and [f['image_name'] for f in content['frames']] == ['p0', 'p1']
-    instance = content['frames'][0]['instances'][1]
+    assert content['num_keypoints'] == 308 and content['image_name'] == 'p0' and content['image_size'] == [50, 60]
+    instance = content['instances'][1]
     assert instance['bbox'] == [20, 10, 45, 55] and len(instance['keypoints']) == 308
     np.testing.assert_allclose(instance['keypoints'], results[0]['pose']['keypoints'][1], atol=0.01)
 
@@ -164,9 +165,9 @@ def test_pose_keypoint_format_option(name, count, tmp_path):
     np.testing.assert_allclose(result['keypoint_scores'], expected_scores, atol=1e-6)
     assert task.visualize(image, result).shape == image.shape
     record = dict(image_name='a.png', image_size=[image.shape[1], image.shape[0]], result=result)
-    content = json.loads(open(task.save_group([record], str(tmp_path), 'g')).read())
+    content = dict(task.header(record['image_size']), **task.frame_record(record))
     assert content['keypoint_format'] == name and content['num_keypoints'] == count
-    assert len(content['keypoint_names']) == count
+    assert len(content['keypoint_names']) == count and len(content['instances'][0]['keypoints']) == count
 
 
 def test_a_checkpoint_that_runs_code_needs_trust(tmp_path):
@@ -186,12 +187,23 @@ def test_a_checkpoint_that_runs_code_needs_trust(tmp_path):
 
 def test_bboxes_that_match_no_input_are_an_error(inferencer, tmp_path):
     frames = images(2)
-    with pytest.raises(ValueError, match=r"match no input: \['photo'\]"):
-        inferencer(frames, bboxes={'array_000001': [[0, 0, 20, 20]], 'photo': [[0, 0, 20, 20]]},
-                   show_progress=False)
+    with pytest.raises(ValueError, match=r"none of its 1 entries names an input of this run \(\['photo'\]"):
+        inferencer(frames, bboxes={'photo': [[0, 0, 20, 20]]}, show_progress=False)
     seg_only = Sapiens2Inferencer.from_tasks([t for t in inferencer.tasks if t.name == 'seg'])
     with pytest.raises(ValueError, match='no task uses them'):
         seg_only(frames, bboxes={'array_000000': [[0, 0, 20, 20]]}, show_progress=False)
+
+
+def test_a_coco_annotation_file_covering_more_images_gives_the_pose_boxes(inferencer, tmp_path):
+    cv2.imwrite(str(tmp_path / '000000000785.png'), images(1)[0])
+    coco = dict(images=[dict(id=785, file_name='000000000785.jpg'), dict(id=1, file_name='other.jpg')],
+                categories=[dict(id=1, name='person')],
+                annotations=[dict(id=1, image_id=785, category_id=1, iscrowd=0, bbox=[5, 6, 20, 30]),
+                             dict(id=2, image_id=1, category_id=1, iscrowd=0, bbox=[0, 0, 9, 9])])
+    (tmp_path / 'instances.json').write_text(json.dumps(coco))
+    for boxes in (str(tmp_path / 'instances.json'), coco):  # the path, or the loaded content
+        pose = inferencer(str(tmp_path / '000000000785.png'), bboxes=boxes, show_progress=False)[0]['pose']
+        np.testing.assert_allclose(pose['bboxes'], [[5, 6, 25, 36]])
 
 
 @pytest.mark.parametrize('box,message', [

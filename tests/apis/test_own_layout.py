@@ -60,7 +60,7 @@ def test_pose_pictures_and_json_use_the_checkpoint_layout(own, tmp_path):
     result = inferencer(own['image'], out_dir=str(tmp_path), show_progress=False,
                         bboxes=dict(black=[[30, 40, 90, 120]]))[0]['pose']
     assert result['keypoints'].shape == (1, 17, 2)
-    content = json.loads(next((tmp_path / 'pose').glob('*_predictions.json')).read_text())
+    content = json.loads((tmp_path / 'pose' / 'black.json').read_text())
     assert content['num_keypoints'] == 17
     assert content['keypoint_names'] == [own['meta']['keypoint_id2name'][i] for i in range(17)]
     assert content['keypoint_names'][:3] == ['nose', 'left_eye', 'right_eye']
@@ -83,7 +83,7 @@ def test_cli_draws_a_17_keypoint_model_and_refuses_a_308_format_in_one_line(own,
             'cpu', '--quiet', '--kpt-thr=0']
     assert main(args) == 0
     assert (out / 'pose' / 'black.png').is_file()
-    assert len(json.loads(next((out / 'pose').glob('*_predictions.json')).read_text())['keypoint_names']) == 17
+    assert len(json.loads((out / 'pose' / 'black.json').read_text())['keypoint_names']) == 17
     capsys.readouterr()
     assert main(args + ['--keypoint-format', 'coco17']) == 1
     err = capsys.readouterr().err.strip().splitlines()

@@ -82,14 +82,14 @@ def test_run_on_a_photo_and_a_video(tmp_path, photo):
 
 
 def test_split_outputs(tmp_path):
-    for relative in ('pose/x.png', 'pose/images_predictions.json', 'seg/x.png', 'seg/x_seg.npy', 'seg/x_seg.png',
+    for relative in ('pose/x.png', 'pose/x.json', 'seg/x.png', 'seg/x_seg.npy', 'seg/x_seg.png',
                      'seg/v/x.png'):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_bytes(b'')
     pictures, raw = split_outputs(str(tmp_path), 'x')
     assert [Path(p).relative_to(tmp_path).as_posix() for p in pictures] == ['pose/x.png', 'seg/x.png']
     assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in raw) == [
-        'pose/images_predictions.json', 'seg/v/x.png', 'seg/x_seg.npy', 'seg/x_seg.png']
+        'pose/x.json', 'seg/v/x.png', 'seg/x_seg.npy', 'seg/x_seg.png']
 
 
 def web_python() -> Optional[str]:

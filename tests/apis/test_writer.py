@@ -1,4 +1,5 @@
 """ResultWriter: outputs follow the unique input names, mirror sub-folders, and never overwrite each other."""
+import json
 import os.path as osp
 
 import cv2
@@ -100,3 +101,68 @@ def test_background_writing_gives_the_same_files_and_raises_a_failed_write(tmp_p
         writer.close()
     drawn = sorted(p.name for p in (tmp_path / 'failing' / 'mean').glob('*.png'))
     assert drawn == ['0.png', '1.png']  # frames queued after the failed one are not written
+
+
+class RecordTask(BaseInferenceTask):
+    """A task with JSON records (as pose) and an index (as the people's COCO results), no raw files."""
+    name = 'record'
+    index_files = ('index.json', )
+
+    def __init__(self) -> None:
+        pass
+
+    def header(self, image_size):
+        return dict(image_size=image_size, units='grey levels')
+
+    def frame_record(self, record):
+        return dict(image_name=record['image_name'], image_size=record['image_size'],
+                    mean=round(float(record['result']['mean'][0])))
+
+    def update_index(self, records, out_dir):
+        path = self.out_path(out_dir, 'index', '.json')
+        names = json.loads(open(path).read()) if osp.exists(path) else []
+        with open(path, 'w') as f:
+            json.dump(sorted(set(names) | {r['image_name'] for r in records}), f)
+        return [path]
+
+
+def run_records(sources, out_dir):
+    writer = ResultWriter(str(out_dir), [RecordTask()], save_vis=False)
+    writer.check_outputs(sources)
+    for source in sources:
+        for index, image in source.frames():
+            writer.add(source, index, image, {'record': dict(mean=image.reshape(-1, 3).mean(0))})
+        writer.end_source(source)
+    return writer.close()
+
+
+def test_a_second_run_with_another_photo_keeps_the_first_photos_record(tmp_path):
+    for name, value in (('first', 10), ('second', 20)):
+        cv2.imwrite(str(tmp_path / f'{name}.png'), np.full((6, 8, 3), value, np.uint8))
+    out = tmp_path / 'out'
+    run_records(collect_sources(str(tmp_path / 'first.png')), out)
+    run_records(collect_sources(str(tmp_path / 'second.png')), out)
+    records = {p.name: json.loads(p.read_text()) for p in (out / 'record').glob('*.json')}
+    assert records['first.json'] == dict(image_size=[8, 6], units='grey levels', image_name='first', mean=10)
+    assert records['second.json']['mean'] == 20
+    assert records['index.json'] == ['first', 'second']  # the index gains the second run's image
+
+
+def test_a_video_keeps_its_json_lines_with_the_header_first(tmp_path):
+    clip = str(tmp_path / 'walk.mp4')
+    writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (16, 8))
+    for i in range(2):
+        writer.write(np.full((8, 16, 3), 100 * i, np.uint8))
+    writer.release()
+    run_records(collect_sources(clip), tmp_path / 'out')
+    assert sorted(p.name for p in (tmp_path / 'out' / 'record').iterdir()) == ['walk_predictions.jsonl']
+    header, *frames = map(json.loads, (tmp_path / 'out' / 'record' / 'walk_predictions.jsonl').read_text().splitlines())
+    assert list(header) == ['video', 'image_size', 'units'] and header['video'] == 'walk'
+    assert [frame['image_name'] for frame in frames] == ['walk_000000', 'walk_000001']
+
+
+def test_an_input_named_like_an_index_is_refused_before_writing(tmp_path):
+    cv2.imwrite(str(tmp_path / 'index.png'), np.full((4, 4, 3), 1, np.uint8))
+    with pytest.raises(ValueError, match=r'two outputs of this run are named .*/record/index.json'):
+        run_records(collect_sources(str(tmp_path / 'index.png')), tmp_path / 'out')
+    assert not list((tmp_path / 'out' / 'record').iterdir())

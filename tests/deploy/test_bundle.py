@@ -81,11 +81,11 @@ def test_the_cli_runs_a_bundle_without_its_config(bundles, tmp_path):
     assert infer_main([str(tmp_path / 'person.png'), '--model', str(bundle), '--out', str(tmp_path / 'out'),
                        '--quiet', '--device', 'cpu']) == 0
     written = sorted(p.name for p in (tmp_path / 'out' / 'pose').iterdir())
-    assert written == ['images_predictions.json', 'person.png']
+    assert written == ['person.json', 'person.png']
     result = json.loads((tmp_path / 'out' / 'pose' / written[0]).read_text())
     names = read_bundle(str(bundle)).dataset_meta['keypoint_id2name']
     assert result['keypoint_names'] == [names[str(i)] for i in range(308)] and result['num_keypoints'] == 308
-    assert len(result['frames'][0]['instances']) == 1
+    assert len(result['instances']) == 1
 
 
 def test_a_video_with_onnxruntime_gets_the_torch_track_ids(bundles, tmp_path):

@@ -222,7 +222,7 @@ def test_cli_with_an_mmdet_detector_that_finds_nobody(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     for name in ('empty_a', 'empty_b'):
         assert f'{name}: the person detector found nobody' in proc.stdout + proc.stderr
-    frames = json.loads((tmp_path / 'out' / 'pose' / 'street_predictions.json').read_text())['frames']
+    frames = [json.loads((tmp_path / 'out' / 'pose' / f'{name}.json').read_text()) for name in ('empty_a', 'empty_b')]
     assert [(f['image_name'], f['instances']) for f in frames] == [('empty_a', []), ('empty_b', [])]
 
 

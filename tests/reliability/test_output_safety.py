@@ -81,8 +81,8 @@ def test_ctrl_c_keeps_the_predictions_of_the_finished_images(tmp_path, capsys):
     assert code == 130
     assert one_error_line(capsys) == (f'sapiens2-infer: interrupted after 3 of 6 images; their predictions and '
                                       f'pictures are written to {tmp_path}/out')
-    content = json.loads((tmp_path / 'out/pose/in_predictions.json').read_text())
-    assert [frame['image_name'] for frame in content['frames']] == ['p0', 'p1', 'p2']
+    assert sorted(p.name for p in (tmp_path / 'out/pose').glob('p*.json')) == ['p0.json', 'p1.json', 'p2.json']
+    assert json.loads((tmp_path / 'out/pose/p2.json').read_text())['image_name'] == 'p2'
     assert sorted(p.name for p in (tmp_path / 'out/pose').glob('p*.png')) == ['p0.png', 'p1.png', 'p2.png']
 
 

@@ -152,7 +152,7 @@ def test_pose_evaluation_and_inference_give_the_same_keypoints(pose_dump, tmp_pa
         boxes.setdefault(stem, []).append(prediction['pred_instances']['bboxes'][0].tolist())
     (tmp_path / 'boxes.json').write_text(json.dumps(boxes))
     infer(POSE, ckpt, str(images), tmp_path / 'infer', '--bboxes', str(tmp_path / 'boxes.json'))
-    frames = json.loads((tmp_path / 'infer' / 'pose' / 'images_predictions.json').read_text())['frames']
+    frames = [json.loads(path.read_text()) for path in (tmp_path / 'infer' / 'pose').glob('*.json')]
     inferred = {f['image_name']: f['instances'] for f in frames}
     for prediction in predictions:
         box = prediction['pred_instances']['bboxes'][0]

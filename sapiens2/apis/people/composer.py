@@ -6,7 +6,6 @@ user's person boxes. Their masks split the foreground of seg (the seg model's no
 (alpha > 0.5) (:mod:`.assign`), stabilised per track in video (:mod:`.stabilise`); their 3D keypoints come from the
 pointmap (:mod:`.lift3d`), smoothed per track in video.
 """
-import json
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -17,13 +16,15 @@ from sapiens2.visualization.dense_maps import side_by_side
 from ..output_guard import checked
 from ..tracking import track_color
 from .assign import assign_masks, box_region
-from .coco_results import coco_results
+from .coco_results import update_coco_results
 from .draw import draw_instance_masks, draw_skeletons_3d
 from .lift3d import lift_keypoints, pointmap_camera
 from .ply import write_skeleton_ply
 from .record import FOOT_WORDS, HEAD_WORDS, depth_range, height_m, named_indices, person_record
 from .stabilise import Keypoint3DSmoother, MaskStabiliser
 
+#: The people's COCO results file in ``<out>/people/``, which every run adds its images to.
+COCO_RESULTS = 'coco_results.json'
 #: Matting alpha above which a pixel is foreground.
 ALPHA_FOREGROUND = 0.5
 
@@ -48,7 +49,7 @@ class PeopleComposer:
     """
     name = 'people'
     raw_suffixes = ('_skeleton3d.ply', )
-    group_suffixes = ('_coco_results.json', )
+    index_files = (COCO_RESULTS, )
 
     def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None) -> None:
         by_name = {task.name: task for task in tasks}
@@ -196,22 +197,20 @@ class PeopleComposer:
         path = checked(f'{out_dir}/{stem}_skeleton3d.ply')
         return [write_skeleton_ply(path, result['keypoints_3d'], self.links, self.colors(result))]
 
-    def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
-        """``<group>_coco_results.json``: the COCO results of the group's images (:func:`.coco_results`)."""
-        path = checked(f'{out_dir}/{group}_coco_results.json')
-        with open(path, 'w') as f:
-            json.dump(coco_results(records), f)
-        return path
+    def update_index(self, records: List[dict], out_dir: str) -> List[str]:
+        """Add this run's images to ``coco_results.json``, the COCO results of every image written to ``out_dir``
+        (:func:`.update_coco_results`)."""
+        return [update_coco_results(checked(f'{out_dir}/{COCO_RESULTS}'), records)]
 
-    def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:
-        """The first line of a video's JSON Lines file."""
-        header = dict(video=group, image_size=image_size, kpt_thr_used=self.kpt_thr, units='metres, camera frame')
+    def header(self, image_size: Optional[Sequence[int]]) -> dict:
+        """What an image's JSON (and a video's first JSON Lines line, with ``video``) says besides the people."""
+        header = dict(image_size=image_size, kpt_thr_used=self.kpt_thr, units='metres, camera frame')
         if self.pose is not None:
             header.update(keypoint_names=self.pose.keypoint_names())
         return header
 
     def frame_record(self, record: dict) -> dict:
-        """One frame of a video's JSON Lines: its people with ``track_id``, 2D and 3D keypoints and masks."""
+        """One image or video frame: its people (with ``track_id`` in video), 2D and 3D keypoints and masks."""
         people = record['result']
         instances = []
         for n, person in enumerate(people['records']):

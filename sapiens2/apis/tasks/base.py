@@ -39,10 +39,11 @@ class BaseInferenceTask:
     head_types: Sequence[str] = ()
     #: Names of other tasks whose results this task can use (e.g. a seg mask for the dense tasks' background).
     uses: Sequence[str] = ()
-    #: Suffixes of the raw files :meth:`save` writes (``<stem><suffix>``) and of the file :meth:`save_group` writes
-    #: (``<group><suffix>``): the writer checks these names before a run writes anything (docs/inference.md).
+    #: Suffixes of the raw files :meth:`save` writes (``<stem><suffix>``): the writer checks these names before a run
+    #: writes anything (docs/inference.md). A task with JSON records defines ``header(image_size) -> dict`` and
+    #: ``frame_record(record) -> dict`` (as the pose task): the writer writes ``<name>.json`` per image and JSON Lines
+    #: per video.
     raw_suffixes: Sequence[str] = ()
-    group_suffixes: Sequence[str] = ()
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
         self.model, self.cfg, self.dtype = model, cfg, dtype
@@ -88,11 +89,6 @@ class BaseInferenceTask:
         """Write raw per-image results under ``out_dir`` with file names starting with ``stem``; return paths.
         ``image`` is the BGR input (e.g. to colour a point cloud)."""
         return []
-
-    def save_group(self, records: List[dict], out_dir: str, group: str) -> Optional[str]:
-        """Write one file for a whole group (a folder or a video) from its per-frame ``records``
-        (``image_name``, ``image_size`` (w, h) and ``result``); return its path, or None when the task has none."""
-        return None
 
     @staticmethod
     def out_path(out_dir: str, stem: str, suffix: str) -> str:

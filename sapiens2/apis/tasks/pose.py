@@ -1,6 +1,5 @@
 """Top-down pose inference in the model's own keypoint layout: person boxes (user, detector or whole image) ->
 keypoints."""
-import json
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -27,8 +26,9 @@ class PoseInferenceTask(BaseInferenceTask):
     the config's test pipeline and ``model.test_step`` (flip test and the codec's decoding as configured).
     Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,), ``keypoints`` (N, K, 2) image pixels,
     ``keypoint_scores`` (N, K), K and their order those of the model's layout (its ``dataset_meta``, from the
-    checkpoint or the config; :mod:`sapiens2.structures.layout`). Writes ``<group>_predictions.json`` per folder or
-    video in the official schema plus ``keypoint_names``, and draws the skeleton in the layout's colours and links
+    checkpoint or the config; :mod:`sapiens2.structures.layout`). Its JSON records (:meth:`header`,
+    :meth:`frame_record`) are written as ``<name>.json`` per image and JSON Lines per video (the result writer), with
+    ``keypoint_names``; it draws the skeleton in the layout's colours and links
     (:meth:`keypoint_style`).
 
     Args:
@@ -50,7 +50,6 @@ class PoseInferenceTask(BaseInferenceTask):
     """
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
-    group_suffixes = ('_predictions.json', )
     accepts_bboxes = True
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
@@ -170,24 +169,12 @@ class PoseInferenceTask(BaseInferenceTask):
                               kpt_thr=self.kpt_thr, radius=self.radius, thickness=self.thickness,
                               bboxes=result['bboxes'], instance_colors=colors)
 
-    def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
-        """``<group>_predictions.json``: {video, image_size, num_keypoints, kpt_thr_used, frames: [{image_name,
-        image_size, instances: [{bbox, bbox_score, keypoints, keypoint_scores(, track_id)}]}]} (sizes are [width,
-        height]). Videos and streams are written frame by frame instead, as JSON Lines (:meth:`group_header`, then
-        :meth:`frame_record` per frame)."""
-        content = dict(self.group_header(group, records[0]['image_size'] if records else None),
-                       frames=[self.frame_record(r) for r in records])
-        path = self.out_path(out_dir, group, '_predictions.json')
-        with open(path, 'w') as f:
-            json.dump(content, f)
-        return path
-
-    def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:
-        """What the group file says besides its frames: {video, image_size, num_keypoints, kpt_thr_used(,
-        keypoint_format, keypoint_names)}."""
+    def header(self, image_size: Optional[Sequence[int]]) -> dict:
+        """What an image's JSON (and a video's first JSON Lines line, with ``video``) says besides the instances:
+        {image_size, num_keypoints, kpt_thr_used(, keypoint_format, keypoint_names)} (sizes are [width, height])."""
         names = self.keypoint_names()
         num_keypoints = len(self.keypoint_format.keypoint_names) if self.keypoint_format else self.num_keypoints
-        header = dict(video=group, image_size=image_size, num_keypoints=num_keypoints, kpt_thr_used=self.kpt_thr)
+        header = dict(image_size=image_size, num_keypoints=num_keypoints, kpt_thr_used=self.kpt_thr)
         if self.keypoint_format is not None:
             header.update(keypoint_format=self.keypoint_format.name)
         if names is not None:
@@ -195,7 +182,8 @@ class PoseInferenceTask(BaseInferenceTask):
         return header
 
     def frame_record(self, record: dict) -> dict:
-        """One frame of the group file: {image_name, image_size, instances}."""
+        """One image or video frame: {image_name, image_size, instances: [{bbox, bbox_score, keypoints,
+        keypoint_scores(, track_id)}]}."""
         return dict(image_name=record['image_name'], image_size=record['image_size'],
                     instances=_instances(record['result']))
 

@@ -105,11 +105,12 @@ def test_api_on_the_tiny_models_writes_people_into_the_pose_json_coco_results_pl
     people = result['people']
     assert people['masks'].shape == (3, 256, 192) and not (people['masks'].sum(0) > 1).any()
     assert people['keypoints_3d'].shape == (3, 308, 3)
-    instances = json.loads(next((tmp_path / 'pose').glob('*_predictions.json')).read_text())['frames'][0]['instances']
+    instances = json.loads((tmp_path / 'pose' / 'scene.json').read_text())['instances']
     assert [decode_mask(i['mask']).sum() for i in instances] == people['masks'].sum((1, 2)).tolist()
     assert len(instances[0]['keypoints_3d']) == 308 and 'depth_range' in instances[0]
-    coco = json.loads(next((tmp_path / 'people').glob('*_coco_results.json')).read_text())
+    coco = json.loads((tmp_path / 'people' / 'coco_results.json').read_text())
     assert len(coco) == 3 and coco[0]['segmentation']['size'] == [256, 192]
+    assert len(json.loads((tmp_path / 'people' / 'scene.json').read_text())['instances']) == 3
     ply = read_skeleton_ply(str(tmp_path / 'people' / 'scene_skeleton3d.ply'))
     assert len(ply['points']) == (~np.isnan(people['keypoints_3d']).any(-1)).sum()
     assert (tmp_path / 'people' / 'scene.png').is_file()
@@ -121,7 +122,7 @@ def test_api_on_the_tiny_models_writes_people_into_the_pose_json_coco_results_pl
 def test_cli_people_flag_and_its_bad_combination_in_one_line(scene, tmp_path, capsys):
     assert main([str(scene / 'scene.png'), '--task', 'seg', '--size', 'tiny', '--bboxes', str(scene / 'boxes.json'),
                  '--people', '--out', str(tmp_path), '--quiet', '--device', 'cpu']) == 0
-    assert len(json.loads(next((tmp_path / 'people').glob('*_coco_results.json')).read_text())) == 3
+    assert len(json.loads((tmp_path / 'people' / 'coco_results.json').read_text())) == 3
     assert main([str(scene / 'scene.png'), '--task', 'pose', '--size', 'tiny', '--people', '--out',
                  str(tmp_path / 'x'), '--quiet', '--device', 'cpu']) == 1
     error = capsys.readouterr().err.strip().splitlines()

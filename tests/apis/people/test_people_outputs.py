@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
@@ -52,3 +53,19 @@ def test_skeleton_ply_reads_back_points_colours_and_the_links_of_seen_keypoints(
     assert ply['colors'].tolist() == [[255, 0, 0]] * 2 + [[0, 0, 255]] * 3
     assert ply['edges'].tolist() == [[0, 1], [2, 3], [3, 4]]  # the link to the unseen keypoint is left out
     assert open(path).read().startswith('ply\nformat ascii 1.0\n')
+
+
+def test_the_coco_results_index_gains_each_runs_images_with_distinct_ids(tmp_path):
+    from sapiens2.apis.people.coco_results import update_coco_results
+    people = dict(bboxes=np.array([[5, 10, 24, 49]], np.float32), bbox_scores=np.array([0.9]), keypoints=None,
+                  records=[{}])
+    path = str(tmp_path / 'coco_results.json')
+    update_coco_results(path, [dict(image_name=name, image_size=[80, 60], result=people) for name in ('a', 'b')])
+    update_coco_results(path, [dict(image_name=name, image_size=[80, 60], result=people) for name in ('c', 'a')])
+    update_coco_results(path, [dict(image_name='000000000001', image_size=[80, 60], result=people)])
+    ids = {entry['image_name']: entry['image_id'] for entry in json.loads(open(path).read())}
+    assert ids == {'a': 0, 'b': 3, 'c': 2, '000000000001': 1}  # a numbered file keeps its number; b moves
+    assert len(json.loads(open(path).read())) == 4  # a's entry replaced, not repeated
+    (tmp_path / 'coco_results.json').write_text('{"not": "a list"}')
+    with pytest.raises(ValueError, match='is not a COCO results list with image_name and image_id'):
+        update_coco_results(path, [])
