@@ -100,6 +100,17 @@ def test_the_exported_config_loads_as_fromfile_loads_it(bundles):
 
 
 @needs_ort
+def test_a_bundle_predicts_exactly_as_with_the_config_run_by_fromfile(bundles, monkeypatch):
+    from sapiens2.deploy.bundle import Bundle
+    image = np.random.default_rng(0).integers(0, 255, (90, 70, 3), np.uint8)
+    as_data = Sapiens2Inferencer(str(bundles['pose'][0]), device='cpu')([image], show_progress=False)[0]['pose']
+    monkeypatch.setattr(Bundle, 'config', lambda bundle: Config.fromfile(bundle.config_path))  # the former reading
+    as_code = Sapiens2Inferencer(str(bundles['pose'][0]), device='cpu')([image], show_progress=False)[0]['pose']
+    for key in ('keypoints', 'keypoint_scores', 'bboxes'):
+        np.testing.assert_array_equal(as_data[key], as_code[key])
+
+
+@needs_ort
 def test_the_cli_refuses_a_bundle_config_with_code_without_running_it(bundles, tmp_path, capsys):
     folder, marker = _with_code(bundles, tmp_path)
     cv2.imwrite(str(tmp_path / 'person.png'), np.full((90, 70, 3), 90, np.uint8))
