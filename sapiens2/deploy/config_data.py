@@ -2,19 +2,18 @@
 
 A bundle is a folder users download and share. MMEngine's ``Config.fromfile`` executes a ``.py`` config, so a
 bundle whose ``config.py`` began ``_x = __import__('os').system(...)`` ran that command on load. Export writes the
-config with ``Config.dump``: top-level ``name = value`` lines whose values are constants, lists, tuples, sets,
-``{...}`` dicts, ``dict(key=value, ...)`` and ``dict({...})`` calls and negative numbers. :func:`read_config_data`
-parses the file with :mod:`ast` and accepts exactly that; anything else is one
-:class:`~sapiens2.deploy.bundle.BundleError` line naming the file, the line and what was found.
-:func:`load_bundle_config` builds the ``mmengine.Config`` from it, after checking that every ``type`` names a
-registered class: MMEngine's registries import and call any other dotted name (``type='subprocess.getoutput',
-cmd=...``), which would run code from data.
+config with ``Config.dump``; :func:`read_config_data` reads exactly what it writes, as data
+(:mod:`sapiens2.utils.config_literals`); anything else is one :class:`~sapiens2.deploy.bundle.BundleError` line
+naming the file, the line and what was found. :func:`load_bundle_config` builds the ``mmengine.Config`` from it,
+after checking that every ``type`` names a registered class: MMEngine's registries import and call any other
+dotted name (``type='subprocess.getoutput', cmd=...``), which would run code from data.
 """
-import ast
 import importlib.util
 import os.path as osp
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, Set
+
+from sapiens2.utils.config_literals import ConfigNotDataError, config_values
 
 from .bundle import BundleError
 
@@ -25,79 +24,20 @@ if TYPE_CHECKING:
 LAYOUT_KEYS = ('custom_metainfo', 'custom_data_root')
 
 
-class _NotData(Exception):
-
-    def __init__(self, node: ast.AST, what: str) -> None:
-        super().__init__(what)
-        self.node, self.what = node, what
-
-
-def _short(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 60 else text[:57] + '...'
-
-
-def _literal(node: ast.AST) -> Any:
-    """The value of an expression ``Config.dump`` writes; :class:`_NotData` for anything else."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        items = [_literal(item) for item in node.elts]
-        return tuple(items) if isinstance(node, ast.Tuple) else set(items) if isinstance(node, ast.Set) else items
-    if isinstance(node, ast.Dict):
-        if any(key is None for key in node.keys):
-            raise _NotData(node, 'a ** unpacking')
-        return {_literal(key): _literal(value) for key, value in zip(node.keys, node.values)}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and \
-            isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
-        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
-    if isinstance(node, ast.Call):  # dict(key=value, ...), or dict({...}) for keys that are not identifiers
-        positional = node.args == [] or len(node.args) == 1 and isinstance(node.args[0], ast.Dict) and \
-            not node.keywords
-        if not (isinstance(node.func, ast.Name) and node.func.id == 'dict') or not positional or \
-                any(keyword.arg is None for keyword in node.keywords):
-            raise _NotData(node, f'a call to {_short(node.func)}')
-        return _literal(node.args[0]) if node.args else {k.arg: _literal(k.value) for k in node.keywords}
-    if isinstance(node, ast.Name):
-        raise _NotData(node, f'the name {node.id} (a variable, not a value)')
-    raise _NotData(node, f'an expression ({_short(node)})')
-
-
-def _statement(node: ast.stmt) -> str:
-    """What a statement other than ``name = value`` is, for the error line."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return f'an import ({_short(node)})'
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return f'a definition of {node.name}'
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        return f'an assignment other than `name = value` ({_short(node)})'
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-    if calls:
-        return f'a call to {_short(calls[-1].func)}'  # the innermost call comes last
-    return f'a {type(node).__name__} statement ({_short(node)})'
-
-
 def read_config_data(path: str) -> dict:
-    """The top-level values of the config file ``path``, read without running it; :class:`BundleError` (one line)
-    for a file that is not what ``Config.dump`` writes."""
-    how = ("a bundle's config is read as data and never run (only `name = value` lines of literals and dict(...), "
-           'as export writes them): export the bundle again with tools/deploy/export.py')
+    """The top-level values of the config file ``path``, read without running it
+    (:func:`~sapiens2.utils.config_literals.config_values`); :class:`BundleError` (one line) for a file that is not
+    what ``Config.dump`` writes."""
     try:
         with open(path, encoding='utf-8') as f:
-            tree = ast.parse(f.read(), path)
-    except (SyntaxError, ValueError) as err:  # ValueError: a null byte, or a file that is not UTF-8
-        line = f', line {err.lineno}' if getattr(err, 'lineno', None) else ''
-        raise BundleError(f'{path}{line}: not a config ({getattr(err, "msg", err)}); {how}') from None
-    values = {}
-    for statement in tree.body:
-        try:
-            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                    and isinstance(statement.targets[0], ast.Name)):
-                raise _NotData(statement, _statement(statement))
-            values[statement.targets[0].id] = _literal(statement.value)
-        except _NotData as err:
-            raise BundleError(f'{path}, line {err.node.lineno}: {err.what}; {how}') from None
-    return values
+            return config_values(f.read(), path)
+    except UnicodeDecodeError as err:
+        problem = f'{path}: not a config ({err})'
+    except ConfigNotDataError as err:
+        problem = str(err)
+    raise BundleError(f"{problem}; a bundle's config is read as data and never run (only `name = value` lines of "
+                      'literals and dict(...), as export writes them): export the bundle again with '
+                      'tools/deploy/export.py')
 
 
 def load_bundle_config(path: str, folder: str) -> 'Config':
