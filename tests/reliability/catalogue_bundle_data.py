@@ -1,5 +1,6 @@
 """Bad-input cases of round 4 (issue 36): a bundle is data. Its config is read, never run, and its manifest names
-files inside its folder only. Each case asserts one error line and that no file changed (nor a marker appeared)."""
+files inside its folder only; a config a checkpoint carries is read as data too. Each case asserts one error line
+and that no file changed (nor a marker appeared)."""
 import hashlib
 import os
 from pathlib import Path
@@ -115,3 +116,25 @@ def _(tmp):
     (tmp / 'b' / 'model.onnx').unlink()
     os.symlink(tmp / 'elsewhere' / 'model.onnx', tmp / 'b' / 'model.onnx')
     return trigger, _unchanged(tmp)
+
+
+@case('checkpoint-config-code', 'checkpoints', "--resume from a checkpoint whose meta.config is code (MMEngine's "
+      'resume ran it with Config.fromstring)', 'refused without running it, naming the line; load_from or '
+      '--trust-checkpoint', error=RuntimeError, kind='UnsafeCheckpointError',
+      match=r"^the config a checkpoint carries \(meta\.config or meta\.cfg\), line 1: a call to "
+      r"__import__\('os'\)\.system: MMEngine would run it .*load_from .*--trust-checkpoint")
+def _(tmp):
+    import torch
+
+    from tests.engine.dist_launch import build_toy_runner
+    work, marker = tmp / 'work', tmp / 'marker'
+    build_toy_runner(work, **{'train_cfg.max_iters': 1}).train()
+    checkpoint = torch.load(work / 'iter_1.pth', weights_only=False)
+    checkpoint['meta']['config'] = f"_x = __import__('os').system('touch {marker}')\n"
+    torch.save(checkpoint, work / 'iter_1.pth')
+    runner = build_toy_runner(work, resume=True, load_from=str(work / 'iter_1.pth'), **{'train_cfg.max_iters': 2})
+
+    def verify(_):
+        assert not marker.exists(), f'{marker} was created: the config ran'
+
+    return runner.train, verify
