@@ -196,6 +196,27 @@ def _flexible_runner_loads_strictly() -> None:
     FlexibleRunner.load_checkpoint = load_checkpoint
 
 
+def _read_configs_in_checkpoints_as_data() -> None:
+    from mmengine.config import Config
+    upstream = Config.fromstring
+
+    def fromstring(cfg_str: str, file_format: str) -> Config:
+        from sapiens2.engine.checkpoint import UnsafeCheckpointError, checkpoint_trusted
+        from sapiens2.utils.config_literals import ConfigNotDataError, config_values
+        if file_format != '.py' or checkpoint_trusted():
+            return upstream(cfg_str, file_format)
+        try:
+            return Config(config_values(cfg_str, 'the config a checkpoint carries (meta.config or meta.cfg)'))
+        except ConfigNotDataError as err:
+            raise UnsafeCheckpointError(f'{err}: MMEngine would run it (resuming, or mmengine.infer), and a config '
+                                        'saved by training is data only; start from the weights with load_from '
+                                        '(which reads no config), or, if you made the file or trust where it comes '
+                                        'from, pass --trust-checkpoint (trust_checkpoint=True), which runs it'
+                                        ) from None
+
+    Config.fromstring = staticmethod(fromstring)
+
+
 def _resume_from_a_valid_record() -> None:
     import mmengine.runner
     import mmengine.runner._flexible_runner
@@ -467,6 +488,13 @@ ADAPTATIONS: List[Adaptation] = [
         "FlexibleRunner's load_from is strict unless the config sets load_strict = False (MMEngine hard-codes "
         'strict=False, which silently leaves random weights; the sapiens2 strategies check the keys).',
         _flexible_runner_loads_strictly),
+    Adaptation(
+        'checkpoint-config-as-data', 'mmengine', ('0.10.7', ),
+        "Config.fromstring reads a .py text as data (the literal assignments Config.dump writes, "
+        "sapiens2.utils.config_literals) unless checkpoints are trusted: MMEngine calls it only on the config a "
+        "checkpoint carries (Runner and FlexibleRunner resume: meta.config; mmengine.infer: meta.cfg), which it "
+        'would otherwise run.',
+        _read_configs_in_checkpoints_as_data),
     Adaptation(
         'resume-record', 'mmengine', ('0.10.7', ),
         'An empty last_checkpoint record, one naming a missing file, or one naming a truncated checkpoint resumes '

@@ -293,6 +293,39 @@ def test_resume_record_is_read_by_sapiens2_everywhere_mmengine_reads_it():
         assert module.find_latest_checkpoint is find_resume_checkpoint
 
 
+def test_a_config_carried_by_a_checkpoint_is_read_as_data_unless_trusted(tmp_path):
+    from mmengine.config import Config
+
+    from sapiens2.engine.checkpoint import UnsafeCheckpointError, trusted_checkpoints
+    marker = tmp_path / 'marker'
+    code = f"gpu_ids = [0]\n_x = open({str(marker)!r}, 'w').close()\n"
+    with pytest.raises(UnsafeCheckpointError, match=r'^the config a checkpoint carries \(meta\.config or meta\.cfg\), '
+                       r'line 2: a call to open\(.*: MMEngine would run it .*load_from .*--trust-checkpoint'):
+        Config.fromstring(code, file_format='.py')
+    assert not marker.exists()
+    assert Config.fromstring("gpu_ids = [0, 1]\nmodel = dict(type='M')\n", '.py').to_dict() == dict(
+        gpu_ids=[0, 1], model=dict(type='M'))
+    with trusted_checkpoints():
+        Config.fromstring(code, file_format='.py')
+    assert marker.exists()
+
+
+def test_resume_refuses_a_checkpoint_whose_meta_config_is_code(tmp_path):
+    """MMEngine's resume runs ``meta['config']`` (``Config.fromstring``) to compare GPU counts."""
+    from sapiens2.engine.checkpoint import UnsafeCheckpointError
+    from tests.engine.dist_launch import build_toy_runner
+    work, marker = tmp_path / 'work', tmp_path / 'marker'
+    build_toy_runner(work, **{'train_cfg.max_iters': 1}).train()
+    saved = next(work.glob('iter_1.pth'))
+    checkpoint = torch.load(saved, weights_only=False)
+    checkpoint['meta']['config'] = f"_x = __import__('os').system('touch {marker}')\n"
+    torch.save(checkpoint, saved)
+    runner = build_toy_runner(work, resume=True, load_from=str(saved), **{'train_cfg.max_iters': 2})
+    with pytest.raises(UnsafeCheckpointError, match=r"line 1: a call to __import__\('os'\)\.system: MMEngine"):
+        runner.train()
+    assert not marker.exists()
+
+
 def test_a_patch_waits_for_the_first_import_of_its_module(tmp_path, monkeypatch):
     (tmp_path / 'late_module_for_adaptations.py').write_text('value = 1\n')
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -11,7 +11,8 @@ Manifest keys: ``schema_version``, ``format`` (``sapiens2-bundle``), ``task`` (t
 normal...), ``onnx`` (precision -> file in the folder), ``config``, ``input_size`` [H, W], ``preprocess`` (mean, std,
 bgr_to_rgb, ``in_graph``), ``dataset_meta`` (the model's layout), ``outputs`` (structure, names, shapes), ``parity``
 (the export's parity reports), ``rope_dtype``, ``onnx_opset`` and ``sapiens2_version``. A reader refuses a manifest
-it cannot read, a ``schema_version`` it does not know and a listed file that is missing, each in one line
+it cannot read, a ``schema_version`` it does not know, a listed file that is missing or lies outside the folder, and
+a config that is not data (:mod:`sapiens2.deploy.config_data`: a bundle's config is never run), each in one line
 (:class:`BundleError`).
 """
 import json
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 from sapiens2.version import __version__
 
 if TYPE_CHECKING:  # reading a bundle imports no torch (command lines check their arguments first)
+    from mmengine.config import Config
     from torch import nn
 
     from .export import Tolerance
@@ -54,6 +56,11 @@ class Bundle:
     @property
     def config_path(self) -> str:
         return osp.join(self.folder, self.manifest['config'])
+
+    def config(self) -> 'Config':
+        """The bundle's config, read as data (:func:`~sapiens2.deploy.config_data.load_bundle_config`): never run."""
+        from .config_data import load_bundle_config
+        return load_bundle_config(self.config_path, self.folder)
 
     @property
     def input_size(self) -> Tuple[int, int]:
@@ -115,12 +122,41 @@ def read_bundle(folder: str) -> Bundle:
         raise BundleError(f'{manifest_path} lacks the keys {missing_keys}; export the bundle again')
     from .manifest_check import check_manifest  # (its module imports this one)
     check_manifest(manifest, manifest_path)
-    listed = [manifest['config'], *manifest['onnx'].values()] + ([manifest['pt2']] if 'pt2' in manifest else [])
-    missing = [name for name in listed if not osp.isfile(osp.join(folder, name))]
+    listed = listed_files(manifest)
+    for field, name in listed.items():
+        _check_inside(folder, field, name, manifest_path)
+    missing = [name for name in listed.values() if not osp.isfile(osp.join(folder, name))]
     if missing:
         raise BundleError(f'bundle {folder} lacks {", ".join(missing)}, listed in its {MANIFEST}; copy the whole '
                           'folder, or export it again')
+    from .config_data import read_config_data
+    read_config_data(osp.join(folder, manifest['config']))  # a config that is not data fails before any model
     return Bundle(osp.abspath(folder), manifest)
+
+
+def listed_files(manifest: dict) -> Dict[str, str]:
+    """The files a (checked) manifest lists, by field: ``config``, ``onnx.<precision>`` and ``pt2``."""
+    files = dict(config=manifest['config'], **{f'onnx.{precision}': name for precision, name in
+                                                  manifest['onnx'].items()})
+    if 'pt2' in manifest:
+        files['pt2'] = manifest['pt2']
+    return files
+
+
+def _check_inside(folder: str, field: str, name: str, manifest_path: str) -> None:
+    """A :class:`BundleError` for a listed file that lies outside the bundle folder (an absolute path, ``..``, or a
+    symbolic link out of it): a bundle reads nothing but its own files."""
+    target = osp.realpath(osp.join(folder, name))
+    if osp.isabs(name):
+        what = 'an absolute path'
+    elif target.startswith(osp.realpath(folder) + osp.sep):
+        return
+    elif osp.islink(osp.join(folder, name)):
+        what = f'a symbolic link to {target}'
+    else:
+        what = f'a path to {target}'
+    raise BundleError(f'{manifest_path}: {field} is {name!r}, {what}, outside the bundle folder; bundle files must '
+                      'lie inside the bundle folder: copy the whole folder, or export it again')
 
 
 def bundle_files(folder: str, formats: Sequence[str], int8: bool = False) -> Dict[str, str]:

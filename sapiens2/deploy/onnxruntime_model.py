@@ -55,10 +55,10 @@ def build_onnxruntime_model(bundle: Bundle, device: str = 'cpu', dtype: str = 'f
     (default: :func:`~sapiens2.deploy.onnxruntime_backend.default_providers` of ``device``); ``cfg`` and
     ``dataset_meta`` attached as :func:`sapiens2.apis.init_model` attaches them. Inputs and decoding stay on the
     CPU; ONNX Runtime moves the batch to its provider's device."""
+    cfg = load_config(bundle.config(), check_data_layout=False)  # read as data, never run
     session = OnnxRuntimeSession(bundle.onnx_path(dtype), providers or default_providers(device))
     check_graph(bundle, session.signature('inputs'), session.signature('outputs'), bundle.onnx_path(dtype))
     check_preprocess_in_graph(bundle, bundle.onnx_path(dtype))
-    cfg = load_config(bundle.config_path, check_data_layout=False)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
     model_cfg = cfg.model.copy()
     if isinstance(model_cfg.get('backbone'), dict):

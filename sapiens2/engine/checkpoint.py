@@ -117,6 +117,11 @@ def set_checkpoint_policy(trust_checkpoint: Optional[bool] = None,
     return previous
 
 
+def checkpoint_trusted() -> bool:
+    """Whether this process trusts checkpoint files (:func:`set_checkpoint_policy`)."""
+    return _POLICY['trust_checkpoint']
+
+
 @contextlib.contextmanager
 def trusted_checkpoints(trusted: bool = True) -> Iterator[None]:
     """Within the block, checkpoints are trusted (or not), see :func:`set_checkpoint_policy`."""

@@ -17,6 +17,8 @@ from sapiens2.utils.custom_layout import apply_custom_layout
 def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, check_data_layout: bool = True
                 ) -> Config:
     """Reads a config (a file, a packaged ``sapiens2::pose/...`` name, or a ``Config``) and merges ``cfg_options``.
+    The config of an exported bundle (a file beside a ``sapiens2_bundle.json``) is read as data, never run
+    (:mod:`sapiens2.deploy.config_data`).
 
     Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
     module is built. A ``custom_metainfo`` layout is written into the datasets and the model here
@@ -33,6 +35,10 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
                                     'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
                                     '(`sapiens2 configs` lists them).')
         _check_config_suffix(path)
+        from sapiens2.deploy.bundle import MANIFEST
+        if osp.isfile(osp.join(osp.dirname(path), MANIFEST)):  # a bundle's config: read as data, never run
+            from sapiens2.deploy.config_data import load_bundle_config
+            return load_config(load_bundle_config(path, osp.dirname(path)), cfg_options, check_data_layout)
         try:
             cfg = Config.fromfile(path)
         except SyntaxError as err:

@@ -1739,10 +1739,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-# Round 4 (issue 36: lost intent, bundles checked against their graph, damaged media and checkpoints): its cases
-# register from their own module, imported last (it imports the helpers above).
-# Issue 37 (data checks, outputs that a later run adds to, --bboxes the way users have them).
-from tests.reliability import catalogue_habits, catalogue_intent, catalogue_outputs  # noqa: E402,F401
+# Round 4 (issues 36 and 37: lost intent, bundles read as data and checked against their graph, damaged media and
+# checkpoints, data checks, outputs that a later run adds to, --bboxes as users have them): the cases register from
+# their own modules, imported last (they import the helpers above).
+from tests.reliability import (  # noqa: E402,F401
+    catalogue_bundle_data,
+    catalogue_habits,
+    catalogue_intent,
+    catalogue_outputs,
+)
 
 if __name__ == '__main__':
     from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into
