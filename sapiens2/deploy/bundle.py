@@ -19,6 +19,7 @@ import os.path as osp
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.version import __version__
 
 if TYPE_CHECKING:  # reading a bundle imports no torch (command lines check their arguments first)
@@ -152,7 +153,7 @@ def write_bundle(model: 'nn.Module',
     files = bundle_files(folder, formats)
     paths, meta = export_model(model, input_size, osp.join(folder, MODEL_STEM), formats, include_preprocess,
                                batch_size, tol, opset=opset or DEFAULT_OPSET)
-    model.cfg.dump(files['config'])
+    atomic_write_text(files['config'], model.cfg.pretty_text)
     manifest = dict(schema_version=SCHEMA_VERSION, format=FORMAT, task=task_class(model.cfg).name,
                     onnx=dict(fp32=osp.basename(paths['onnx'])) if 'onnx' in paths else {}, config=CONFIG_FILE,
                     input_size=list(input_size), input=meta['input'],
@@ -163,6 +164,5 @@ def write_bundle(model: 'nn.Module',
         manifest['onnx_opset'] = meta['onnx_opset']
     if 'pt2' in paths:
         manifest['pt2'] = osp.basename(paths['pt2'])
-    with open(files['manifest'], 'w') as f:
-        json.dump(manifest, f, indent=2)
+    atomic_write_text(files['manifest'], json.dumps(manifest, indent=2))
     return files

@@ -1741,7 +1741,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 # Round 4 (issue 36: lost intent, bundles checked against their graph, damaged media and checkpoints): its cases
 # register from their own module, imported last (it imports the helpers above).
-from tests.reliability import catalogue_intent  # noqa: E402,F401
+from tests.reliability import catalogue_intent, catalogue_safe_writes  # noqa: E402,F401
 
 if __name__ == '__main__':
     from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.structures import layout
 from sapiens2.visualization.dense_maps import side_by_side
 
@@ -199,8 +200,7 @@ class PeopleComposer:
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
         """``<group>_coco_results.json``: the COCO results of the group's images (:func:`.coco_results`)."""
         path = checked(f'{out_dir}/{group}_coco_results.json')
-        with open(path, 'w') as f:
-            json.dump(coco_results(records), f)
+        atomic_write_text(path, json.dumps(coco_results(records)))
         return path
 
     def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:

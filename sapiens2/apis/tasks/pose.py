@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from torch import nn
 
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures import layout
 from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
@@ -178,8 +179,7 @@ class PoseInferenceTask(BaseInferenceTask):
         content = dict(self.group_header(group, records[0]['image_size'] if records else None),
                        frames=[self.frame_record(r) for r in records])
         path = self.out_path(out_dir, group, '_predictions.json')
-        with open(path, 'w') as f:
-            json.dump(content, f)
+        atomic_write_text(path, json.dumps(content))
         return path
 
     def group_header(self, group: str, image_size: Optional[Sequence[int]]) -> dict:
