@@ -19,7 +19,6 @@ import os.path as osp
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
-from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.version import __version__
 
 if TYPE_CHECKING:  # reading a bundle imports no torch (command lines check their arguments first)
@@ -147,6 +146,7 @@ def write_bundle(model: 'nn.Module',
     :func:`bundle_files`. Files already there are replaced: the caller checks them (``OutputGuard``)."""
     from sapiens2.apis.builder import model_input_size
     from sapiens2.apis.inferencer import task_class
+    from sapiens2.engine.atomic_save import atomic_write_text
 
     from .export import DEFAULT_OPSET, export_model
     input_size = model_input_size(model.cfg)

@@ -3,8 +3,6 @@ from typing import Optional
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_write_bytes
-
 
 def write_ply(path: str, points: np.ndarray, colors: Optional[np.ndarray] = None) -> str:
     """Write points (N, 3) and optional RGB uint8 colours (N, 3) to a binary PLY file; returns ``path``."""
@@ -24,6 +22,7 @@ def write_ply(path: str, points: np.ndarray, colors: Optional[np.ndarray] = None
     if colors is not None:
         for channel, name in enumerate(('red', 'green', 'blue')):
             vertices[name] = colors[:, channel].astype(np.uint8)
+    from sapiens2.engine.atomic_save import atomic_write_bytes  # here: sapiens2.utils loads without MMEngine
     atomic_write_bytes(path, ('\n'.join(header + ['end_header']) + '\n').encode('ascii') + vertices.tobytes())
     return path
 
