@@ -37,7 +37,8 @@ WRITE_LOCK = threading.RLock()
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file + fsync + ``os.replace``), creating parent folders.
+    """Write ``data`` to ``path`` atomically (temp file + fsync + ``os.replace``), creating parent folders; a
+    symbolic link there is refused (:func:`refuse_links`), a device or pipe (``/dev/null``) is written into.
 
     Temporary files of earlier writes of ``path`` on this host whose process is gone (killed before committing)
     are removed first; concurrent writers of the same path (MMEngine dumps some logs on every rank) are left alone.
@@ -46,6 +47,10 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """
     path = os.fspath(path)
     refuse_links(path)
+    if is_special_file(path):
+        with open(path, 'wb') as f:
+            f.write(data)
+        return
     folder = os.path.dirname(path) or '.'
     existed = os.path.exists(path)
     with WRITE_LOCK:
@@ -93,6 +98,15 @@ def refuse_links(path: str | Path, root: Optional[str | Path] = None, option: st
                 f'{where} to {os.readlink(link)}: sapiens2 never writes through a link '
                 f'(even with --overwrite), as that would change a file outside the {option}; remove the link (or '
                 f'choose another {option}) and run again')
+
+
+def is_special_file(path: str | Path) -> bool:
+    """Whether ``path`` is a device, pipe or socket (``/dev/null``, ``/dev/stdout``): written into, never replaced."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
 
 
 def create_temporary(path: str, keep_suffix: bool = False) -> str:
@@ -198,7 +212,8 @@ class AtomicOutput:
     def __init__(self, path: str | Path, root: Optional[str | Path] = None) -> None:
         self.path = os.fspath(path)
         refuse_links(self.path, root)
-        self.tmp = create_temporary(self.path, keep_suffix=True)
+        self._direct = is_special_file(self.path)  # a device or pipe: written into, never replaced
+        self.tmp = self.path if self._direct else create_temporary(self.path, keep_suffix=True)
         self._mode = stat.S_IMODE(os.stat(self.tmp).st_mode)  # some writers (safetensors) recreate it as 0600
         self._file: Optional[IO] = None
 
@@ -210,6 +225,8 @@ class AtomicOutput:
     def commit(self) -> None:
         if self._file is not None:
             self._file.close()
+        if self._direct:
+            return
         with WRITE_LOCK:
             if not os.path.exists(self.tmp):
                 raise OSError(f'cannot write {self.path}: the writer left nothing in its temporary file {self.tmp}')
@@ -222,6 +239,8 @@ class AtomicOutput:
     def discard(self) -> None:
         if self._file is not None:
             self._file.close()
+        if self._direct:
+            return
         with contextlib.suppress(FileNotFoundError):
             os.remove(self.tmp)
 
@@ -247,9 +266,11 @@ def open_atomic(path: str | Path, mode: str = 'w', encoding: Optional[str] = Non
 def open_fresh(path: str | Path, mode: str = 'w', root: Optional[str | Path] = None) -> IO:
     """A new file at ``path`` for a stream that must be readable while written (a log, JSON Lines): a link there is
     refused (:func:`refuse_links`); an existing file is unlinked first, so a hard link's other names keep their
-    content; the file is created with ``O_EXCL | O_NOFOLLOW``."""
+    content; the file is created with ``O_EXCL | O_NOFOLLOW``. A device or pipe is written into."""
     path = os.fspath(path)
     refuse_links(path, root)
+    if is_special_file(path):
+        return open(path, mode, **({} if 'b' in mode else {'encoding': 'utf-8'}))
     os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)

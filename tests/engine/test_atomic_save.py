@@ -1,5 +1,7 @@
 """The one writer: atomic, and never through a symbolic link (sapiens2/engine/atomic_save.py)."""
 import os
+import stat
+import threading
 
 import numpy as np
 import pytest
@@ -71,3 +73,25 @@ def test_open_atomic_and_open_fresh_keep_a_hard_links_other_name(tmp_path, mine)
     with open_fresh(tmp_path / 'log.txt') as f:
         f.write('log')
     assert (tmp_path / 'log.txt').read_text() == 'log' and mine.read_bytes() == b'my own file'
+
+
+@pytest.mark.parametrize('write', [
+    lambda p: atomic_write_bytes(p, b'data'),
+    lambda p: open_fresh(p, 'wb').__enter__().write(b'data'),
+    lambda p: AtomicOutput(p).open('wb').write(b'data'),
+])
+def test_a_pipe_or_device_is_written_into_never_replaced(tmp_path, write):
+    """As /dev/null or /dev/full: replacing such a file with a regular one would break every later user of it."""
+    pipe = tmp_path / 'pipe'
+    os.mkfifo(pipe)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()))
+    reader.start()
+    try:
+        write(str(pipe))
+    finally:
+        if reader.is_alive():
+            with open(pipe, 'wb'):
+                pass  # unblock the reader
+        reader.join()
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and read == [b'data']
