@@ -142,7 +142,7 @@ def _(tmp):
     return export, _unchanged(mine, links=[link])
 
 
-@case('test-out-symlink', 'export', "tools/test.py --out metrics.json (pose) that is a symbolic link to a user's "
+@case('test-out-symlink', 'outputs', "tools/test.py --out metrics.json (pose) that is a symbolic link to a user's "
       'file', 'refused: one line naming the link; the file it points to is intact', error=FileExistsError,
       kind='LinkedOutputError', match=r'^the output {tmp}/metrics.json ' + LINK)
 def _(tmp):
