@@ -442,6 +442,27 @@ def _draw_circles_with_scalar_radius() -> None:
 
 # --- mmseg ---------------------------------------------------------------------------------------------------------
 
+def _write_seg_label_maps_safely() -> None:
+    def patch(module: ModuleType) -> None:
+        from PIL import Image
+
+        from sapiens2.engine.atomic_save import AtomicOutput
+
+        class LabelMap:
+            """``Image.fromarray(mask)`` whose ``save(path)`` writes atomically and never through a link."""
+
+            def __init__(self, array) -> None:
+                self.image = Image.fromarray(array)
+
+            def save(self, path: str) -> None:
+                with AtomicOutput(path) as out:
+                    self.image.save(out.tmp)
+
+        module.Image = type('Image', (), dict(fromarray=staticmethod(LabelMap)))
+
+    _patch_module('mmseg.evaluation.metrics.iou_metric', patch)
+
+
 def _silence_mmseg_build_loss_notice() -> None:
     warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
                             category=UserWarning, module=r'mmseg\.models\.builder$')
@@ -568,6 +589,12 @@ ADAPTATIONS: List[Adaptation] = [
         'on numpy >= 2.4; a 1-element radius is passed on as a scalar (PoseLocalVisualizer, PoseVisualizationHook, '
         'MMPoseInferencer).',
         _draw_circles_with_scalar_radius),
+    Adaptation(
+        'seg-label-maps-safe-writes', 'mmsegmentation', ('1.2.2', ),
+        "mmseg's IoUMetric writes the label maps of tools/test.py --out (output_dir) through a temporary file and "
+        'os.replace, never through a symbolic link (sapiens2.engine.atomic_save), instead of PIL\'s save to the '
+        'path.',
+        _write_seg_label_maps_safely),
     Adaptation(
         'quiet-mmseg-build-loss', 'mmsegmentation', ('1.2.2', ),
         "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "

@@ -404,3 +404,22 @@ def test_only_models_with_a_sapiens2_backbone_load_strictly(tmp_path, module_nam
                           'backbone.ln1.weight'), path)
     with pytest.raises(CheckpointMismatchError, match='backbone.ln1.weight'):
         load_checkpoint(with_backbone, path, map_location='cpu')
+
+
+def test_mmseg_label_maps_are_written_atomically_and_never_through_a_link(tmp_path):
+    from mmseg.evaluation.metrics import IoUMetric
+    from PIL import Image
+
+    from sapiens2.engine.atomic_save import LinkedOutputError
+    metric = IoUMetric(output_dir=str(tmp_path / 'out'), format_only=True)
+    metric.dataset_meta = dict(classes=('a', 'b'))
+    sample = dict(pred_sem_seg=dict(data=torch.ones(1, 4, 3, dtype=torch.long)), img_path='x/p0.jpg')
+    metric.process({}, [sample])
+    assert np.asarray(Image.open(tmp_path / 'out/p0.png')).tolist() == [[1] * 3] * 4
+    mine = tmp_path / 'mine.png'
+    mine.write_bytes(b'my picture')
+    (tmp_path / 'out/p0.png').unlink()
+    (tmp_path / 'out/p0.png').symlink_to(mine)
+    with pytest.raises(LinkedOutputError, match='p0.png is a symbolic link to'):
+        metric.process({}, [sample])
+    assert mine.read_bytes() == b'my picture'

@@ -13,6 +13,7 @@ import json
 
 from mmengine.registry import init_default_scope
 
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.engine.launch import DictAction, load_config
 from sapiens2_pretrain.dense_probe import LAYERS, TASKS, ProbeSettings, dense_probe
 
@@ -53,8 +54,7 @@ def main() -> None:
     result['config'] = args.config
     print(json.dumps(result))
     if args.out:
-        with open(args.out, 'w') as f:
-            json.dump(result, f, indent=2)
+        atomic_write_text(args.out, json.dumps(result, indent=2))
 
 
 if __name__ == '__main__':

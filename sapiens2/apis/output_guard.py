@@ -4,6 +4,8 @@
 
 * a path that is an input file (the same file: by path, through a symbolic link, or a hard link) is refused, even
   with ``overwrite``;
+* a symbolic link (or a path below a linked folder of the output folder) is refused, even with ``overwrite`` or
+  when the manifest lists it: a write through it would change a file outside the output folder;
 * an existing path is refused unless ``overwrite`` is set or the output folder's manifest
   (:data:`MANIFEST_NAME`, the files sapiens2 wrote into that folder) lists it, so that running a command again into
   its own folder works.
@@ -20,7 +22,7 @@ import os.path as osp
 import threading
 from typing import Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from sapiens2.engine.atomic_save import atomic_write_bytes
+from sapiens2.engine.atomic_save import atomic_write_bytes, refuse_links
 
 #: The manifest of an output folder: a hidden JSON file listing the files sapiens2 wrote there.
 MANIFEST_NAME = '.sapiens2_outputs.json'
@@ -58,7 +60,10 @@ class OutputGuard:
 
     def check(self, path: str) -> str:
         """Return ``path`` when it may be written; raise ``FileExistsError`` (one line) when it would replace an
-        input, or an existing file that sapiens2 did not write there (unless ``overwrite``)."""
+        input, or an existing file that sapiens2 did not write there (unless ``overwrite``); raise
+        ``LinkedOutputError`` (a ``FileExistsError``) when it, or a folder below the output folder, is a symbolic
+        link, even with ``overwrite`` and when the manifest lists it."""
+        refuse_links(path, self.out_dir, self.option)
         try:
             stat = os.stat(path)
         except OSError:  # nothing there (or nothing readable): nothing to replace

@@ -14,6 +14,7 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from sapiens2.engine.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
 from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, runnable_entries
 
@@ -66,21 +67,26 @@ def browser_video(path: str) -> str:
     capture = cv2.VideoCapture(path)
     fps = capture.get(cv2.CAP_PROP_FPS) or 10.0
     target = osp.splitext(path)[0] + BROWSER_VIDEO_SUFFIX
+    out = AtomicOutput(target)
     writer = None
     try:
         ok, frame = capture.read()
         while ok:
             if writer is None:
                 height, width = frame.shape[:2]
-                writer = cv2.VideoWriter(target, cv2.VideoWriter_fourcc(*'VP80'), fps, (width, height))
+                writer = cv2.VideoWriter(out.tmp, cv2.VideoWriter_fourcc(*'VP80'), fps, (width, height))
                 if not writer.isOpened():
                     raise OSError(f'cannot write {target} (OpenCV without a VP8 encoder)')
             writer.write(frame)
             ok, frame = capture.read()
+    except BaseException:
+        out.discard()
+        raise
     finally:
         capture.release()
         if writer is not None:
             writer.release()
+    out.commit()
     return target
 
 
@@ -91,16 +97,17 @@ def download_names(paths: Sequence[str], root: str, folder: str) -> List[str]:
     links = []
     for path in paths:
         link = osp.join(folder, osp.relpath(path, root).replace(os.sep, '-'))
-        os.link(path, link)
+        os.link(path, link)  # direct write: a new name (os.link never replaces a file)
         links.append(link)
     return links
 
 
 def zip_files(paths: Sequence[str], root: str, target: str) -> str:
     """``paths`` (under ``root``) in the ZIP file ``target``, by their path relative to ``root``."""
-    with zipfile.ZipFile(target, 'w', zipfile.ZIP_DEFLATED) as archive:
-        for path in paths:
-            archive.write(path, osp.relpath(path, root))
+    with AtomicOutput(target) as out:
+        with zipfile.ZipFile(out.tmp, 'w', zipfile.ZIP_DEFLATED) as archive:
+            for path in paths:
+                archive.write(path, osp.relpath(path, root))
     return target
 
 

@@ -9,6 +9,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, 
 import cv2
 import numpy as np
 
+from sapiens2.engine.atomic_save import AtomicOutput, atomic_write_text, open_fresh
 from sapiens2.utils.image_write import write_image
 from sapiens2.utils.output_paths import make_folder
 
@@ -51,7 +52,7 @@ class ResultWriter:
         self.out_dir, self.tasks = out_dir, list(tasks)
         self.save_vis, self.save_pred = save_vis, save_pred
         self.show = WindowDisplay() if show else None
-        self.videos: Dict[Tuple[str, str], cv2.VideoWriter] = {}
+        self.videos: Dict[Tuple[str, str], Tuple[cv2.VideoWriter, AtomicOutput]] = {}  # committed when released
         self.lines: Dict[Tuple[str, str], IO[str]] = {}  # JSON Lines file per (task, video)
         self.records: Dict[str, List[dict]] = defaultdict(list)  # per task with an index: this run's image records
         self.written: List[str] = []
@@ -145,11 +146,9 @@ class ResultWriter:
         """``<task>/<name>.json``: the task's header and the image's record; keep the record for the task's index."""
         path = osp.join(self.out_dir, task.name, frame + '.json')
         self._claim(path, frame)
-        os.makedirs(osp.dirname(path), exist_ok=True)
         content = dict(image_name=frame, **task.header(record['image_size']))
         content.update(task.frame_record(record))  # image_name first, then the header, then the image's results
-        with open(self.guard.check(path), 'w') as f:
-            json.dump(content, f)
+        atomic_write_text(self.guard.check(path), json.dumps(content))
         self.written.append(path)
         if hasattr(task, 'update_index'):
             self.records[task.name].append(record)
@@ -160,8 +159,7 @@ class ResultWriter:
         if key not in self.lines:
             path = osp.join(self.out_dir, task.name, source.name + JSON_LINES_SUFFIX)
             self._claim(path, source.name)
-            os.makedirs(osp.dirname(path), exist_ok=True)
-            self.lines[key] = open(self.guard.check(path), 'w')
+            self.lines[key] = open_fresh(self.guard.check(path))
             self.written.append(path)
             header = dict(video=source.name, **task.header(record['image_size']))
             self.lines[key].write(json.dumps(header) + '\n')
@@ -191,11 +189,14 @@ class ResultWriter:
             self._claim(path, source.name)
             os.makedirs(osp.dirname(path), exist_ok=True)
             height, width = picture.shape[:2]
-            self.videos[key] = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*'mp4v'), source.fps, (width, height))
-            if not self.videos[key].isOpened():
+            out = AtomicOutput(self.guard.check(path))
+            video = cv2.VideoWriter(out.tmp, cv2.VideoWriter_fourcc(*'mp4v'), source.fps, (width, height))
+            if not video.isOpened():
+                out.discard()
                 raise OSError(f'cannot open {path} for writing (OpenCV without an mp4v encoder?)')
+            self.videos[key] = video, out
             self.written.append(path)
-        self.videos[key].write(picture)
+        self.videos[key][0].write(picture)
 
     def end_source(self, source: Source) -> None:
         """Finish a source's videos."""
@@ -203,9 +204,9 @@ class ResultWriter:
 
     def _finish_source(self, source: Source) -> None:
         for task in self.tasks:
-            writer = self.videos.pop((task.name, source.name), None)
-            if writer is not None:
-                writer.release()
+            video = self.videos.pop((task.name, source.name), None)
+            if video is not None:
+                _release(*video)
             lines = self.lines.pop((task.name, source.name), None)
             if lines is not None:
                 lines.close()
@@ -223,8 +224,8 @@ class ResultWriter:
             if worker is not None:
                 worker.close()
         finally:
-            for writer in self.videos.values():
-                writer.release()
+            for video in self.videos.values():
+                _release(*video)
             self.videos.clear()
             self.guard.record(self.written)
             for lines in self.lines.values():
@@ -263,3 +264,9 @@ def _has_records(task: BaseInferenceTask) -> bool:
     """Whether the task writes JSON records (``header`` and ``frame_record``): one JSON per image, JSON Lines per
     video."""
     return hasattr(task, 'frame_record') and hasattr(task, 'header')
+
+
+def _release(video: cv2.VideoWriter, out: AtomicOutput) -> None:
+    """Finish a video and move it to its name (an interrupted run keeps the frames written so far)."""
+    video.release()
+    out.commit()

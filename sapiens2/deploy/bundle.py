@@ -182,13 +182,14 @@ def write_bundle(model: 'nn.Module',
     :func:`bundle_files`. Files already there are replaced: the caller checks them (``OutputGuard``)."""
     from sapiens2.apis.builder import model_input_size
     from sapiens2.apis.inferencer import task_class
+    from sapiens2.engine.atomic_save import atomic_write_text
 
     from .export import DEFAULT_OPSET, export_model
     input_size = model_input_size(model.cfg)
     files = bundle_files(folder, formats)
     paths, meta = export_model(model, input_size, osp.join(folder, MODEL_STEM), formats, include_preprocess,
                                batch_size, tol, opset=opset or DEFAULT_OPSET)
-    model.cfg.dump(files['config'])
+    atomic_write_text(files['config'], model.cfg.pretty_text)
     manifest = dict(schema_version=SCHEMA_VERSION, format=FORMAT, task=task_class(model.cfg).name,
                     onnx=dict(fp32=osp.basename(paths['onnx'])) if 'onnx' in paths else {}, config=CONFIG_FILE,
                     input_size=list(input_size), input=meta['input'],
@@ -199,6 +200,5 @@ def write_bundle(model: 'nn.Module',
         manifest['onnx_opset'] = meta['onnx_opset']
     if 'pt2' in paths:
         manifest['pt2'] = osp.basename(paths['pt2'])
-    with open(files['manifest'], 'w') as f:
-        json.dump(manifest, f, indent=2)
+    atomic_write_text(files['manifest'], json.dumps(manifest, indent=2))
     return files

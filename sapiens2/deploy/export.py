@@ -13,6 +13,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import torch
 from torch import Tensor, nn
 
+from sapiens2.engine.atomic_save import AtomicOutput, refuse_links
 from sapiens2.structures.layout import jsonable
 
 from .onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
@@ -119,7 +120,9 @@ def export_onnx(module: nn.Module, example: Tensor, path: str, dynamic_batch: bo
     dynamic_shapes = {'x': {0: torch.export.Dim('batch', min=1, max=256)}} if dynamic_batch else None
     program = torch.onnx.export(module, (example, ), dynamo=True, dynamic_shapes=dynamic_shapes,
                                 input_names=['x'], verbose=False, opset_version=opset)
-    program.save(path)
+    refuse_links(path)
+    refuse_links(path + '.data')
+    program.save(path)  # direct write: its external weights file is named after path, so no temporary name
     return path
 
 def run_onnx(path: str, inputs: Tensor) -> list:
@@ -191,7 +194,8 @@ def export_model(model: nn.Module,
     if 'pt2' in formats:
         program = export_program(module, example)
         paths['pt2'] = out_prefix + '.pt2'
-        torch.export.save(program, paths['pt2'])
+        with AtomicOutput(paths['pt2']) as out:
+            torch.export.save(program, out.tmp)
         loaded = torch.export.load(paths['pt2'])
         with torch.no_grad():
             reports.append(check_parity('torch.export', eager, loaded.module()(check), Tolerance(1e-5, 1e-5)))

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from typing import Sequence
 
-from sapiens2.engine.atomic_save import atomic_write_bytes
+from sapiens2.engine.atomic_save import atomic_write_bytes, refuse_links
 
 from .bundle import INT8_FILE, MANIFEST
 
@@ -59,8 +59,11 @@ def quantize_onnx(src: str, dst: str, weight_type: str = 'quint8', op_types: Seq
                              use_external_data_format=_onnx_bytes(src) // 4 >= _PROTOBUF_LIMIT * 0.9)
         finally:
             logging.getLogger().setLevel(level)
-        for name in sorted(os.listdir(work), key=lambda n: n == osp.basename(dst)):  # the model file last
-            os.replace(osp.join(work, name), osp.join(folder, name))
+        names = sorted(os.listdir(work), key=lambda n: n == osp.basename(dst))  # the model file last
+        for name in names:
+            refuse_links(osp.join(folder, name))
+        for name in names:
+            os.replace(osp.join(work, name), osp.join(folder, name))  # direct write: checked for links above
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,10 +1,20 @@
-"""Atomic file writes for MMEngine's local storage backend, so a killed save never leaves a truncated checkpoint.
+"""The one way sapiens2 writes a file: atomically, and never through a symbolic link.
+
+A killed save never leaves a truncated file, and a write never changes a file that a link at the output path (or a
+linked folder below the output folder) points to: :func:`refuse_links` refuses such a path with one line, even with
+``--overwrite``, and the final ``os.replace`` would replace a link, never its target. Writers use
+:func:`atomic_write_bytes` / :func:`atomic_write_text` / :func:`open_atomic` for their bytes, :class:`AtomicOutput`
+for libraries that write by path (``cv2.VideoWriter``, ``np.save``, ``torch.save``...: they write ``out.tmp``), and
+:func:`open_fresh` for streams that must be readable while written (logs, JSON Lines).
+tests/engine/test_single_writer.py fails when a write appears elsewhere.
 
 Every checkpoint MMEngine writes (``Runner.save_checkpoint``, the strategies, ``CheckpointHook``) goes through
 ``get_file_backend(path).put(bytes, path)``. :mod:`sapiens2.adaptations` registers :class:`AtomicLocalBackend` as
 the backend for local paths: it writes to a temporary file in the same folder, fsyncs it, then ``os.replace``s it
 over the target, so the target is either the previous complete file or the new complete file. The new file gets
-the permissions ``open(path, 'w')`` would give it: those of the file it replaces, else 0o666 less the umask.
+the permissions ``open(path, 'w')`` would give it: those of the file it replaces, else 0o666 less the umask. In a
+training work dir, it never writes over or removes a checkpoint-named file that training did not write there
+(:mod:`sapiens2.engine.work_dir_record`).
 """
 import contextlib
 import errno
@@ -16,6 +26,7 @@ import socket
 import stat
 import threading
 from pathlib import Path
+from typing import IO, Iterator, Optional
 
 from mmengine.fileio import LocalBackend
 
@@ -26,7 +37,8 @@ WRITE_LOCK = threading.RLock()
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file + fsync + ``os.replace``), creating parent folders.
+    """Write ``data`` to ``path`` atomically (temp file + fsync + ``os.replace``), creating parent folders; a
+    symbolic link there is refused (:func:`refuse_links`), a device or pipe (``/dev/null``) is written into.
 
     Temporary files of earlier writes of ``path`` on this host whose process is gone (killed before committing)
     are removed first; concurrent writers of the same path (MMEngine dumps some logs on every rank) are left alone.
@@ -34,6 +46,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     much space is needed.
     """
     path = os.fspath(path)
+    refuse_links(path)
+    if is_special_file(path):
+        with open(path, 'wb') as f:
+            f.write(data)
+        return
     folder = os.path.dirname(path) or '.'
     existed = os.path.exists(path)
     with WRITE_LOCK:
@@ -56,15 +73,53 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         _fsync_dir(folder)
 
 
-def create_temporary(path: str) -> str:
+class LinkedOutputError(FileExistsError):
+    """A write would go through a symbolic link."""
+
+
+def refuse_links(path: str | Path, root: Optional[str | Path] = None, option: str = 'output folder') -> None:
+    """Raise :class:`LinkedOutputError` (one line: the link, where it points, the fix) when ``path`` is a symbolic
+    link or, with ``root`` (the output folder, which may itself be a link), a folder between ``root`` and ``path``
+    is one: writing there would change a file outside the output folder."""
+    path = os.path.abspath(os.fspath(path))
+    links = [path]
+    if root is not None:
+        relative = os.path.relpath(path, os.path.abspath(os.fspath(root)))
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            folder = os.path.abspath(os.fspath(root))
+            for part in relative.split(os.sep)[:-1]:
+                folder = os.path.join(folder, part)
+                links.insert(-1, folder)
+    for link in links:
+        if os.path.islink(link):
+            where = (f'the output {path} is a symbolic link' if link == path else
+                     f'the output {path} is below {link}, a symbolic link')
+            raise LinkedOutputError(
+                f'{where} to {os.readlink(link)}: sapiens2 never writes through a link '
+                f'(even with --overwrite), as that would change a file outside the {option}; remove the link (or '
+                f'choose another {option}) and run again')
+
+
+def is_special_file(path: str | Path) -> bool:
+    """Whether ``path`` is a device, pipe or socket (``/dev/null``, ``/dev/stdout``): written into, never replaced."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode))
+
+
+def create_temporary(path: str, keep_suffix: bool = False) -> str:
     """Create the (empty) temporary file of an atomic write of ``path``, beside it, with the permissions
     ``open(path, 'w')`` would give ``path``: those of the file it replaces, else 0o666 less the umask. Temporary files
-    of earlier writes whose process is gone are removed first."""
+    of earlier writes whose process is gone are removed first. ``keep_suffix``: the name ends with ``path``'s
+    suffix, for writers that choose the format by it."""
     folder = os.path.dirname(path) or '.'
     os.makedirs(folder, exist_ok=True)
     prefix = f'.{os.path.basename(path)}.{socket.gethostname()}.'
     _remove_dead_writers_files(folder, prefix)
-    tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp')
+    suffix = os.path.splitext(path)[1] if keep_suffix else ''
+    tmp = os.path.join(folder, f'{prefix}{os.getpid()}.tmp{suffix}')
     with contextlib.suppress(FileNotFoundError):
         os.remove(tmp)
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # the kernel applies the umask
@@ -98,8 +153,8 @@ def _human(size: float) -> str:
 
 
 def _remove_dead_writers_files(folder: str, prefix: str) -> None:
-    for stale in glob.glob(os.path.join(glob.escape(folder), f'{glob.escape(prefix)}*.tmp')):
-        pid = stale[len(os.path.join(folder, prefix)):-len('.tmp')]
+    for stale in glob.glob(os.path.join(glob.escape(folder), f'{glob.escape(prefix)}*.tmp*')):
+        pid = stale[len(os.path.join(folder, prefix)):].split('.tmp')[0]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(stale)
@@ -127,6 +182,102 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
+def atomic_write_text(path: str | Path, text: str, encoding: str = 'utf-8') -> None:
+    """:func:`atomic_write_bytes` of ``text``."""
+    atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_save_npy(path: str | Path, array) -> None:
+    """``numpy.save(path, array)`` through :func:`atomic_write_bytes` (``path`` keeps its name: no ``.npy`` added)."""
+    import numpy as np
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def atomic_copy(src: str | Path, dst: str | Path) -> str:
+    """Copy the file ``src`` to ``dst`` (atomically, never through a link); returns ``dst``."""
+    with AtomicOutput(dst) as out:
+        shutil.copyfile(src, out.tmp)
+    return os.fspath(dst)
+
+
+class AtomicOutput:
+    """A file written under a temporary name beside ``path`` (with its suffix: writers that choose the format by it
+    work), e.g. by a library that writes by path (``cv2.VideoWriter(out.tmp, ...)``, ``np.save(out.tmp, ...)``).
+    :meth:`commit` moves it over ``path`` (``os.replace``: atomic; a link there is replaced, never its target);
+    :meth:`discard` removes it. As a context manager: commit after a clean exit, discard after an error.
+    ``path`` (and, with ``root``, a folder below ``root``) being a link is refused (:func:`refuse_links`)."""
+
+    def __init__(self, path: str | Path, root: Optional[str | Path] = None) -> None:
+        self.path = os.fspath(path)
+        refuse_links(self.path, root)
+        self._direct = is_special_file(self.path)  # a device or pipe: written into, never replaced
+        self.tmp = self.path if self._direct else create_temporary(self.path, keep_suffix=True)
+        self._mode = stat.S_IMODE(os.stat(self.tmp).st_mode)  # some writers (safetensors) recreate it as 0600
+        self._file: Optional[IO] = None
+
+    def open(self, mode: str = 'w', encoding: Optional[str] = None) -> IO:
+        """The temporary file, opened for writing (closed by :meth:`commit` / :meth:`discard`)."""
+        self._file = open(self.tmp, mode, encoding=encoding if 'b' in mode else encoding or 'utf-8')
+        return self._file
+
+    def commit(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        if self._direct:
+            return
+        with WRITE_LOCK:
+            if not os.path.exists(self.tmp):
+                raise OSError(f'cannot write {self.path}: the writer left nothing in its temporary file {self.tmp}')
+            refuse_links(self.path)  # a link made while the file was written
+            with contextlib.suppress(OSError):
+                os.chmod(self.tmp, self._mode)
+            os.replace(self.tmp, self.path)
+        _fsync_dir(os.path.dirname(self.path) or '.')
+
+    def discard(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        if self._direct:
+            return
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(self.tmp)
+
+    def __enter__(self) -> 'AtomicOutput':
+        return self
+
+    def __exit__(self, exc_type, exc, traceback) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+@contextlib.contextmanager
+def open_atomic(path: str | Path, mode: str = 'w', encoding: Optional[str] = None,
+                root: Optional[str | Path] = None) -> Iterator[IO]:
+    """``open(path, mode)`` for writing whose content replaces ``path`` atomically after a clean ``with`` block
+    (:class:`AtomicOutput`); after an error ``path`` is left as it was."""
+    with AtomicOutput(path, root) as out:
+        yield out.open(mode, encoding)
+
+
+def open_fresh(path: str | Path, mode: str = 'w', root: Optional[str | Path] = None) -> IO:
+    """A new file at ``path`` for a stream that must be readable while written (a log, JSON Lines): a link there is
+    refused (:func:`refuse_links`); an existing file is unlinked first, so a hard link's other names keep their
+    content; the file is created with ``O_EXCL | O_NOFOLLOW``. A device or pipe is written into."""
+    path = os.fspath(path)
+    refuse_links(path, root)
+    if is_special_file(path):
+        return open(path, mode, **({} if 'b' in mode else {'encoding': 'utf-8'}))
+    os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0), 0o666)
+    return os.fdopen(fd, mode, **({} if 'b' in mode else {'encoding': 'utf-8'}))
+
+
 class AtomicTextWriter(io.StringIO):
     """A text file being written: on a clean exit of its ``with`` block, its content replaces ``path`` atomically
     (:func:`atomic_write_bytes`); after an error, ``path`` is left as it was."""
@@ -137,7 +288,7 @@ class AtomicTextWriter(io.StringIO):
 
     def __exit__(self, exc_type, exc, traceback) -> None:
         if exc_type is None:
-            atomic_write_bytes(self.path, self.getvalue().encode(self.text_encoding))
+            _write_in_work_dir(self.path, self.getvalue().encode(self.text_encoding))
         self.close()
 
 
@@ -148,12 +299,33 @@ def open_writing_atomically(file, mode: str = 'r', *args, encoding: str | None =
     return open(file, mode, *args, encoding=encoding, **kwargs)
 
 
+def _write_in_work_dir(path: str | Path, data: bytes) -> None:
+    """:func:`atomic_write_bytes`, refused for a checkpoint name of a training work dir that training did not write
+    there, and recorded (:mod:`sapiens2.engine.work_dir_record`)."""
+    from .work_dir_record import check_write, note_written
+    check_write(os.fspath(path))
+    atomic_write_bytes(path, data)
+    note_written(os.fspath(path))
+
+
 class AtomicLocalBackend(LocalBackend):
-    """MMEngine ``LocalBackend`` whose ``put``/``put_text`` are atomic."""
+    """MMEngine ``LocalBackend`` whose ``put``/``put_text`` are atomic and never go through a link, and which
+    never writes over or removes a checkpoint-named file of a training work dir that training did not write
+    (:mod:`sapiens2.engine.work_dir_record`)."""
 
     def put(self, obj: bytes, filepath: str | Path) -> None:
-        atomic_write_bytes(filepath, obj)
+        _write_in_work_dir(filepath, obj)
 
     def put_text(self, obj: str, filepath: str | Path, encoding: str = 'utf-8') -> None:
-        atomic_write_bytes(filepath, obj.encode(encoding))
+        _write_in_work_dir(filepath, obj.encode(encoding))
+
+    def remove(self, filepath: str | Path) -> None:
+        from .work_dir_record import may_remove
+        if may_remove(os.fspath(filepath)):
+            super().remove(filepath)
+
+    def rmtree(self, dir_path: str | Path) -> None:
+        from .work_dir_record import may_remove
+        if may_remove(os.fspath(dir_path)):
+            super().rmtree(dir_path)
 

@@ -29,7 +29,6 @@ import os
 import os.path as osp
 import pickle
 import re
-import stat
 import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
@@ -39,7 +38,7 @@ import torch
 from mmengine.logging import MMLogger, print_log
 from torch import nn
 
-from .atomic_save import create_temporary
+from .atomic_save import AtomicOutput
 from .checkpoint_integrity import file_format, incomplete_reason, newest_complete_checkpoint
 from .dtype_labels import check_half_precision_labels
 from .trust import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
@@ -409,9 +408,8 @@ def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Option
     path = osp.expanduser(str(path))
     check_checkpoint_suffix(path)
     meta = dict(meta or {})
-    tmp = create_temporary(osp.abspath(path))
-    mode = stat.S_IMODE(os.stat(tmp).st_mode)  # safetensors writes a new file of mode 0600: restored below
-    try:
+    with AtomicOutput(osp.abspath(path)) as out:  # never through a link; safetensors' mode 0600 is restored
+        tmp = out.tmp
         if path.endswith('.safetensors'):
             from safetensors.torch import save_file
             try:
@@ -422,11 +420,6 @@ def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Option
             save_file({k: v.detach().contiguous().cpu() for k, v in state_dict.items()}, tmp, metadata=metadata)
         else:
             torch.save({'state_dict': OrderedDict(state_dict), 'meta': meta}, tmp)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    finally:
-        if osp.exists(tmp):
-            os.remove(tmp)
 
 
 # ------------------------------------------------------------------------------------------------ loading into

@@ -224,7 +224,8 @@ def _enable_visualization(cfg: Config, style: str, show_dir: Optional[str], show
 def build_runner(cfg: Config, lock_work_dir: bool = False) -> Runner:
     """Builds ``cfg.runner_type`` (default ``Sapiens2Runner``) from the config, after applying its
     ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md). With
-    ``lock_work_dir`` (training), rank 0 first takes the work dir's lock, so that a second live run there fails
+    ``lock_work_dir`` (training), rank 0 first takes the work dir's lock, so that a second live run there fails,
+    and its checkpoint record, so that a file of a checkpoint name that training did not write stops the run
     (:func:`sapiens2.engine.work_dir.claim_work_dir`)."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
     from sapiens2.engine.checkpoint import apply_config_checkpoint_policy
@@ -233,5 +234,5 @@ def build_runner(cfg: Config, lock_work_dir: bool = False) -> Runner:
     cfg.setdefault('runner_type', 'Sapiens2Runner')
     init_distributed(cfg.get('launcher'), **cfg.get('env_cfg', {}).get('dist_cfg', {}))  # gloo without a GPU
     if lock_work_dir:
-        claim_work_dir(cfg.work_dir)
+        claim_work_dir(cfg.work_dir, resume=bool(cfg.get('resume')))
     return RUNNERS.build(cfg)

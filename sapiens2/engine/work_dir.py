@@ -71,15 +71,21 @@ def _holder(fd: int) -> str:
     return text if text.startswith('pid ') else 'pid not recorded yet'
 
 
-def claim_work_dir(work_dir: str) -> None:
-    """:func:`lock_work_dir` on rank 0 of a (possibly distributed) training run; when it fails, every rank raises
-    the same error, so that no rank starts writing into a folder another run owns."""
+def claim_work_dir(work_dir: str, resume: bool = False) -> None:
+    """:func:`lock_work_dir` and :func:`~sapiens2.engine.work_dir_record.claim_checkpoints` (``resume``: the run
+    resumes) on rank 0 of a (possibly distributed) training run; when either fails, every rank raises the same
+    error, so that no rank starts writing into a folder another run owns or over files training did not write."""
     from mmengine.dist import broadcast_object_list, get_rank, get_world_size
+
+    from .work_dir_record import claim_checkpoints
     error: Optional[OSError] = None
     if get_rank() == 0:
         try:
             lock_work_dir(work_dir)
+            claim_checkpoints(work_dir, resume)
         except OSError as err:
+            if not isinstance(err, WorkDirInUseError):
+                unlock_work_dir(work_dir)
             error = err
     if get_world_size() > 1:
         shared = [error]

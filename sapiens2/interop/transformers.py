@@ -31,6 +31,7 @@ from mmengine.config import Config
 from mmengine.logging import MMLogger
 from torch import nn
 
+from sapiens2.engine.atomic_save import atomic_write_text, refuse_links
 from sapiens2.engine.checkpoint import (
     adapt_keys,
     compare_keys,
@@ -219,10 +220,10 @@ def model_to_transformers(model: nn.Module,
     dtype = str(next(iter(weights.values())).dtype).replace('torch.', '')
     config = transformers.Sapiens2Config(**fields, architectures=[hf_class], dtype=dtype,
                                          **{ROPE_DTYPE_FIELD: rope_dtype})
-    config.save_pretrained(out_dir)
+    refuse_links(osp.join(out_dir, CONFIG_NAME))
+    config.save_pretrained(out_dir)  # direct write: transformers writes config.json by itself
     save_weights(weights, osp.join(out_dir, WEIGHTS_NAME))
-    with open(osp.join(out_dir, CARD_NAME), 'w') as f:
-        f.write(_model_card(hf_class, fields, rope_dtype, source))
+    atomic_write_text(osp.join(out_dir, CARD_NAME), _model_card(hf_class, fields, rope_dtype, source))
     if verify:
         load_transformers_model(out_dir, hf_class)
     return out_dir

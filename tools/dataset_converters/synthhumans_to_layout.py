@@ -26,10 +26,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.metainfo import load_metainfo
 from sapiens2.metainfo.layout_file import find_layout_file, read_dataset_info, read_parts_metainfo
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES, KeypointFormat, keypoint_format
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
+from sapiens2.utils.image_write import write_image
 
 SPLITS = ('train', 'val')
 WHOLEBODY_FIELDS = (('keypoints', 'body'), ('foot_kpts', 'foot'), ('face_kpts', 'face'),
@@ -162,8 +164,7 @@ def convert_split(src: str, out: str, split: str, limit: Optional[int], layout=N
         os.makedirs(osp.join(out, 'annotations'), exist_ok=True)
         path = osp.join(out, 'annotations', f'{split}.json')
         _refuse_existing(path)
-        with open(path, 'w') as f:
-            json.dump(dict(images=images, annotations=anns, categories=[category]), f)
+        atomic_write_text(path, json.dumps(dict(images=images, annotations=anns, categories=[category])))
     return len(images)
 
 
@@ -174,8 +175,9 @@ def _refuse_existing(path: str) -> None:
 
 def _write(path: str, image: Optional[np.ndarray]) -> None:
     _refuse_existing(path)
-    if image is None or not cv2.imwrite(path, image):
+    if image is None:
         raise OSError(f'could not convert to {path}; is --src a complete SynthHumans folder?')
+    write_image(path, image)
 
 
 def main(argv=None) -> None:

@@ -17,6 +17,7 @@ from mmengine.registry import DATASETS, init_default_scope
 
 from sapiens2.engine.launch import DictAction, load_config
 from sapiens2.structures.layout import class_palette, keypoint_style
+from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
 from sapiens2.visualization.keypoints import draw_keypoints
 
@@ -82,7 +83,7 @@ def main(argv=None) -> int:
         image = packed['inputs'].cpu().numpy().transpose(1, 2, 0).astype(np.uint8).copy()
         picture = side_by_side(image, draw_targets(image, packed['data_samples'], meta, dataset_cfg.type))
         path = osp.join(args.out, f'{args.split}_{index:04d}.png')
-        cv2.imwrite(path, picture)
+        write_image(path, picture)
     print(f'{min(args.num, len(dataset))} samples written to {args.out}')
     return 0
 

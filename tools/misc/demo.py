@@ -233,9 +233,10 @@ def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Di
 
 def small_jpeg(picture, path: str, width: int = 1400, quality: int = 80) -> str:
     import cv2
+
+    from sapiens2.utils.image_write import write_image
     height = int(round(picture.shape[0] * width / picture.shape[1]))
-    os.makedirs(osp.dirname(osp.abspath(path)), exist_ok=True)
-    cv2.imwrite(path, cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA),
+    write_image(path, cv2.resize(picture, (width, height), interpolation=cv2.INTER_AREA),
                 [cv2.IMWRITE_JPEG_QUALITY, quality])
     return path
 
@@ -253,6 +254,7 @@ def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str,
 
     from sapiens2.apis import Sapiens2Inferencer
     from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
+    from sapiens2.engine.atomic_save import AtomicOutput, atomic_copy
     kind, num_frames, size = VIDEO_CLIP
     clip = render_clip(kind, num_frames, size, seed=0)
     video_dir = tempfile.mkdtemp(prefix='video-', dir=work_dir)  # a fresh folder per run; the products are copied
@@ -264,7 +266,7 @@ def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str,
         boxes[f'{kind}_{t:06d}'] = frame_boxes
     inferencer = Sapiens2Inferencer(osp.join(REPO, model['config']), model['checkpoint'], device='cpu')
     inferencer(source, out_dir=video_dir, bboxes=boxes, show_progress=False, return_results=False)
-    mp4 = shutil.copy(osp.join(video_dir, 'pose', f'{kind}.mp4'), osp.join(pictures_dir, f'{kind}_pose.mp4'))
+    mp4 = atomic_copy(osp.join(video_dir, 'pose', f'{kind}.mp4'), osp.join(pictures_dir, f'{kind}_pose.mp4'))
     capture, frames = cv2.VideoCapture(mp4), []
     while True:
         ok, frame = capture.read()
@@ -273,8 +275,10 @@ def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str,
         frames.append(Image.fromarray(frame[..., ::-1]))
     capture.release()
     gif = osp.join(pictures_dir, f'{kind}_pose.gif')
-    frames[0].save(gif, save_all=True, append_images=frames[1:], duration=int(round(1000 / clip.fps)), loop=0)
-    jsonl = shutil.copy(osp.join(video_dir, 'pose', f'{kind}_predictions.jsonl'),
+    with AtomicOutput(gif) as out:
+        frames[0].save(out.tmp, save_all=True, append_images=frames[1:], duration=int(round(1000 / clip.fps)),
+                       loop=0)
+    jsonl = atomic_copy(osp.join(video_dir, 'pose', f'{kind}_predictions.jsonl'),
                         osp.join(work_dir, f'{kind}_pose_predictions.jsonl'))
     shutil.rmtree(video_dir)
     return mp4, gif, jsonl
@@ -325,7 +329,8 @@ def run_logged(step: str, command: List[str], log_path: str, echo_every: int = 0
     lines = []
     env = dict(os.environ)
     env.setdefault('OMP_NUM_THREADS', '1')
-    with open(log_path, 'w') as log:
+    from sapiens2.engine.atomic_save import open_fresh
+    with open_fresh(log_path) as log:
         log.write(' '.join(command) + '\n')
         proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=env)
@@ -392,6 +397,7 @@ def before_after_picture(image_path: str, checkpoints: Sequence[str], path: str)
     import cv2
 
     from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.utils.image_write import write_image
     from sapiens2.visualization.composite import task_panel, title_height, titled
     from sapiens2.visualization.dense_maps import side_by_side
     image = cv2.imread(image_path)
@@ -400,7 +406,7 @@ def before_after_picture(image_path: str, checkpoints: Sequence[str], path: str)
     for title, checkpoint in zip(('untrained', 'trained'), checkpoints):
         result = Sapiens2Inferencer(osp.join(REPO, TRAIN_CONFIG), checkpoint, device='cpu')(image)[0]['seg']
         panels.append(titled(task_panel(image, 'seg', result, None), title, height))
-    cv2.imwrite(path, side_by_side(*panels))
+    write_image(path, side_by_side(*panels))
     return path
 
 
@@ -510,8 +516,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with clock.stage('metrics', 'validation metrics from the model cards'):
         rows = metrics_table(models)
         print(text_table(rows))
-        with open(osp.join(work_dir, 'metrics.md'), 'w') as f:
-            f.write(markdown_table(rows))
+        from sapiens2.engine.atomic_save import atomic_write_text
+        atomic_write_text(osp.join(work_dir, 'metrics.md'), markdown_table(rows))
         card = next(iter(models.values()))
         print(f'    ({card["data"]["num_val"]} validation images of SynthHumans at {card["data"]["size"]}; '
               f'recompute them: {evaluation_command(models_dir)})')

@@ -14,6 +14,7 @@ import numpy as np
 from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for
 from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta
 from sapiens2.datasets.synthhumans.photos import background_for, load_photos, photo_paths
+from sapiens2.utils.image_write import write_image
 
 
 def draw_keypoints(r: Rendering) -> np.ndarray:
@@ -66,7 +67,7 @@ def main() -> None:
     scenes = [scene_for(args.seed, args.split, i, tuple(args.size)) for i in range(args.num)]
     rows = [sheet_row(render_scene(scene, background_for(scene, photos, args.photo_ratio))) for scene in scenes]
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
-    cv2.imwrite(args.out, np.concatenate(rows, axis=0))
+    write_image(args.out, np.concatenate(rows, axis=0))
     print(f'wrote {args.out}')
 
 

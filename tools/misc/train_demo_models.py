@@ -118,8 +118,9 @@ def children_cpu_s() -> float:
 
 def run_child(command: List[str], log_path: str, env: dict) -> Tuple[float, float]:
     """Run ``command`` from the repository root with its output in ``log_path``; return (wall s, CPU s)."""
+    from sapiens2.engine.atomic_save import open_fresh
     wall, cpu = time.time(), children_cpu_s()
-    with open(log_path, 'w') as log:
+    with open_fresh(log_path) as log:
         code = subprocess.call(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env)
     if code != 0:
         with open(log_path) as log:
@@ -519,14 +520,12 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     card.update(headline=task.headline, target=list(task.target), reported=list(task.reported))
     trained = card['metrics']['trained'][task.headline]
     card['target_reached'] = target_reached(task, card['metrics'])
-    with open(card_path, 'w') as f:
-        json.dump(card, f, indent=1)
-    with open(osp.join(args.out, f'{stem}.md'), 'w') as f:
-        f.write(card_markdown(card))
+    from sapiens2.engine.atomic_save import atomic_write_text
+    atomic_write_text(card_path, json.dumps(card, indent=1))
+    atomic_write_text(osp.join(args.out, f'{stem}.md'), card_markdown(card))
     if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
-        with open(card_path, 'w') as f:
-            json.dump(card, f, indent=1)
+        atomic_write_text(card_path, json.dumps(card, indent=1))
     untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
     print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
           f'(target {" ".join(map(str, task.target))})', flush=True)
@@ -574,11 +573,11 @@ def main() -> int:
     args = parse_args()
     args.out = osp.join(REPO, args.out)
     data_root = osp.join(REPO, args.data_root)
+    from sapiens2.engine.atomic_save import atomic_write_text
     if args.evaluate:
         task, mode = args.evaluate
         result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))
-        with open(args.result, 'w') as f:
-            json.dump(result, f, indent=1)
+        atomic_write_text(args.result, json.dumps(result, indent=1))
         return 0
     if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
         raise SystemExit(f'--out {shown(args.out)} is the shipped folder: write to another folder and copy the files '
@@ -605,10 +604,8 @@ def main() -> int:
             with open(card_path) as f:
                 cards.append(json.load(f))
     table = results_markdown(cards)
-    with open(osp.join(args.out, 'results.md'), 'w') as f:
-        f.write(table)
-    with open(osp.join(args.out, 'results.json'), 'w') as f:
-        json.dump(cards, f, indent=1)
+    atomic_write_text(osp.join(args.out, 'results.md'), table)
+    atomic_write_text(osp.join(args.out, 'results.json'), json.dumps(cards, indent=1))
     print(f'\n==> Done in {(time.time() - start) / 60:.1f} min (data {data_s:.0f} s)\n{table}')
     print(f'    checkpoints and model cards: {shown(args.out)}/')
     return 0

@@ -1,11 +1,11 @@
 """Matting inference for ``sapiens2.apis`` / ``tools/infer.py --task matting``."""
 from typing import List
 
-import cv2
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 
 from .matting_channels import split_prediction
@@ -32,6 +32,5 @@ class MattingInferenceTask(DenseInferenceTask):
         paths = [self.out_path(out_dir, stem, '_cutout.png'), self.out_path(out_dir, stem, '_alpha.png')]
         for path, picture in zip(paths, (rgba_cutout(result['foreground'], result['alpha']),
                                          alpha_to_bgr(result['alpha'])[..., 0])):
-            if not cv2.imwrite(path, picture):
-                raise OSError(f'could not write {path}; check that the folder is writable')
+            write_image(path, picture)
         return paths

@@ -4,6 +4,7 @@ from typing import List
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
+from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.visualization.dense_maps import normals_to_bgr, side_by_side
 
@@ -22,5 +23,5 @@ class NormalInferenceTask(DenseInferenceTask):
 
     def save(self, image, result, out_dir, stem, context=None) -> List[str]:
         path = self.out_path(out_dir, stem, '.npy')
-        np.save(path, result['normal'].astype(np.float32))
+        atomic_save_npy(path, result['normal'].astype(np.float32))
         return [path]

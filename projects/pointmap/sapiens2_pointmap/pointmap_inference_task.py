@@ -1,11 +1,12 @@
 """Pointmap inference for ``sapiens2.apis`` / ``tools/infer.py --task pointmap``."""
 from typing import List
 
-import cv2
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
+from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.utils.image_write import write_image
 from sapiens2.utils.ply import write_ply
 from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side, valid_depth
 
@@ -42,10 +43,9 @@ class PointmapInferenceTask(DenseInferenceTask):
         mask = self._mask(result, context)
         depth_path = self.out_path(out_dir, stem, '_depth.npy')
         with np.errstate(over='ignore'):  # depths beyond fp16 are stored as inf, and are not valid
-            np.save(depth_path, result['depth'].astype(np.float16))
+            atomic_save_npy(depth_path, result['depth'].astype(np.float16))
         valid_path = self.out_path(out_dir, stem, '_valid.png')
-        if not cv2.imwrite(valid_path, result['valid'].astype(np.uint8) * 255):
-            raise OSError(f'could not write {valid_path}; check that the folder is writable')
+        write_image(valid_path, result['valid'].astype(np.uint8) * 255)
         ply_path = write_ply(self.out_path(out_dir, stem, '.ply'), result['pointmap'][mask],
                              image[mask][:, ::-1])
         return [depth_path, valid_path, ply_path]

@@ -4,6 +4,8 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_write_text
+
 
 def write_skeleton_ply(path: str, skeletons: np.ndarray, links: Sequence[Sequence[int]],
                        colors: Sequence[Tuple[int, int, int]]) -> str:
@@ -21,8 +23,7 @@ def write_skeleton_ply(path: str, skeletons: np.ndarray, links: Sequence[Sequenc
     header = ['ply', 'format ascii 1.0', f'element vertex {len(vertices)}', 'property float x', 'property float y',
               'property float z', 'property uchar red', 'property uchar green', 'property uchar blue',
               f'element edge {len(edges)}', 'property int vertex1', 'property int vertex2', 'end_header']
-    with open(path, 'w') as f:
-        f.write('\n'.join(header + vertices + edges) + '\n')
+    atomic_write_text(path, '\n'.join(header + vertices + edges) + '\n')
     return path
 
 

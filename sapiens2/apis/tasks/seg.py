@@ -4,6 +4,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures import layout
 from sapiens2.visualization.dense_maps import overlay_labels, side_by_side
@@ -41,5 +42,5 @@ class SegInferenceTask(DenseInferenceTask):
     def save(self, image: np.ndarray, result: dict, out_dir: str, stem: str,
              context: Optional[dict] = None) -> List[str]:
         path = self.out_path(out_dir, stem, '_seg.npy')
-        np.save(path, result['labels'])
+        atomic_save_npy(path, result['labels'])
         return [path]

@@ -11,6 +11,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_write_text
+
 from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
 from .photos import background_for, load_photos, photo_paths, photos_digest
 from .properties import scene_properties, write_properties
@@ -91,14 +93,13 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
             files.append(write_properties(root, split, properties))
     manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, paths),
                     photo_files=[osp.basename(p) for p in paths], files=[osp.relpath(f, root) for f in files])
-    with open(osp.join(root, MANIFEST), 'w') as f:
-        json.dump(manifest, f, indent=1)
+    atomic_write_text(osp.join(root, MANIFEST), json.dumps(manifest, indent=1))
     return root
 
 
 @contextlib.contextmanager
 def _file_lock(path: str):
-    with open(path, 'a') as f:
+    with open(path, 'a') as f:  # direct write: a lock file, never written to
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield

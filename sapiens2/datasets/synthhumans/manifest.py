@@ -105,5 +105,5 @@ def install_set(src: str, dst: str, replaced: List[str]) -> None:
     remove_files(dst, replaced)
     for rel in files:
         os.makedirs(osp.dirname(osp.join(dst, rel)), exist_ok=True)
-        shutil.move(osp.join(src, rel), osp.join(dst, rel))
-    shutil.move(osp.join(src, MANIFEST), osp.join(dst, MANIFEST))
+        shutil.move(osp.join(src, rel), osp.join(dst, rel))  # direct write: checked free (lexists) above
+    shutil.move(osp.join(src, MANIFEST), osp.join(dst, MANIFEST))  # direct write: checked free above

@@ -10,6 +10,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_write_text
+
 from .scene import Scene
 
 PROPERTY_CLASSES = dict(
@@ -49,6 +51,6 @@ def scene_properties(scene: Scene) -> Dict[str, int]:
 def write_properties(root: str, split: str, properties: List[Dict[str, int]]) -> str:
     """Write ``<root>/annotations/scene_properties_<split>.json`` (classes and one record per image); its path."""
     path = osp.join(root, 'annotations', f'scene_properties_{split}.json')
-    with open(path, 'w') as f:
-        json.dump(dict(classes={k: list(v) for k, v in PROPERTY_CLASSES.items()}, images=properties), f)
+    atomic_write_text(path, json.dumps(dict(classes={k: list(v) for k, v in PROPERTY_CLASSES.items()},
+                                            images=properties)))
     return path

@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from sapiens2.engine.atomic_save import AtomicOutput
+
 from .appearance import sample_appearance, sample_hair_fuzz
 from .body import PersonParams
 from .mannequin import Pose, sample_pose, sample_shape
@@ -118,17 +120,22 @@ def write_clip(clip: Clip, path: str) -> str:
     ext = osp.splitext(path)[1].lower()
     if ext == '.gif':
         images = [Image.fromarray(np.ascontiguousarray(frame[..., ::-1])) for frame in clip.frames]
-        images[0].save(path, save_all=True, append_images=images[1:], duration=int(round(1000 / clip.fps)), loop=0)
+        with AtomicOutput(path) as out:
+            images[0].save(out.tmp, save_all=True, append_images=images[1:], duration=int(round(1000 / clip.fps)),
+                           loop=0)
         return path
     codecs = {'.avi': ('FFV1', 'png '), '.mp4': ('mp4v', )}.get(ext)
     if codecs is None:
         raise ValueError(f'cannot write a clip as {path}: use .gif, .avi or .mp4')
     height, width = clip.frames.shape[1:3]
+    out = AtomicOutput(path)
     for codec in codecs:
-        writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*codec), clip.fps, (width, height))
+        writer = cv2.VideoWriter(out.tmp, cv2.VideoWriter_fourcc(*codec), clip.fps, (width, height))
         if writer.isOpened():
             for frame in clip.frames:
                 writer.write(frame)
             writer.release()
+            out.commit()
             return path
+    out.discard()
     raise OSError(f'cannot write {path}: OpenCV has none of the encoders {codecs}')

@@ -6,6 +6,7 @@ from typing import List
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_save_npy, atomic_write_text, open_atomic
 from sapiens2.utils.image_write import write_image as _imwrite
 
 from .metainfo import keypoint_meta
@@ -43,10 +44,11 @@ def write_sample(root: str, split: str, name: str, r: Rendering) -> List[str]:
         _imwrite(paths[-1], image)
     for folder, array in (('normal', r.normal), ('depth', r.depth)):
         paths.append(osp.join(base, folder, f'{name}.npy'))
-        np.save(paths[-1], array)
+        atomic_save_npy(paths[-1], array)
     for folder, matrix in (('camera_intrinsics', r.K), ('camera_extrinsics', r.extrinsic)):
         paths.append(osp.join(base, folder, f'{name}.txt'))
-        np.savetxt(paths[-1], matrix, fmt='%.10g')
+        with open_atomic(paths[-1]) as f:
+            np.savetxt(f, matrix, fmt='%.10g')
     return paths
 
 
@@ -72,6 +74,5 @@ def write_annotations(root: str, split: str, images: List[dict], annotations: Li
     category = dict(id=1, name='person', supercategory='person', keypoints=meta['keypoint_names'],
                     skeleton=[link['link'] for link in meta['skeleton_links']])
     path = osp.join(root, 'annotations', f'keypoints308_{split}.json')
-    with open(path, 'w') as f:
-        json.dump(dict(images=images, annotations=annotations, categories=[category]), f)
+    atomic_write_text(path, json.dumps(dict(images=images, annotations=annotations, categories=[category])))
     return path

@@ -1,0 +1,97 @@
+"""The one writer: atomic, and never through a symbolic link (sapiens2/engine/atomic_save.py)."""
+import os
+import stat
+import threading
+
+import numpy as np
+import pytest
+
+from sapiens2.engine.atomic_save import (
+    AtomicOutput,
+    LinkedOutputError,
+    atomic_copy,
+    atomic_save_npy,
+    atomic_write_bytes,
+    open_atomic,
+    open_fresh,
+    refuse_links,
+)
+
+
+@pytest.fixture
+def mine(tmp_path):
+    path = tmp_path / 'mine.txt'
+    path.write_bytes(b'my own file')
+    return path
+
+
+@pytest.mark.parametrize('write', [
+    lambda p: atomic_write_bytes(p, b'x'),
+    lambda p: atomic_save_npy(p, np.zeros(2)),
+    lambda p: open_fresh(p).close(),
+    lambda p: AtomicOutput(p),
+    lambda p: atomic_copy(__file__, p),
+])
+def test_every_writer_refuses_a_link_and_leaves_its_target(tmp_path, mine, write):
+    link = tmp_path / 'out.npy'
+    link.symlink_to(mine)
+    with pytest.raises(LinkedOutputError, match=rf'^the output {link} is a symbolic link to {mine}: .*remove the '
+                       r'link'):
+        write(str(link))
+    assert mine.read_bytes() == b'my own file' and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['mine.txt', 'out.npy'], 'a temporary file was left'
+
+
+def test_a_linked_folder_below_the_root_is_refused_the_root_itself_may_be_a_link(tmp_path):
+    (tmp_path / 'elsewhere').mkdir()
+    (tmp_path / 'real_out').mkdir()
+    (tmp_path / 'out').symlink_to(tmp_path / 'real_out')
+    refuse_links(tmp_path / 'out/a.png', root=tmp_path / 'out')
+    (tmp_path / 'real_out/seg').symlink_to(tmp_path / 'elsewhere')
+    with pytest.raises(LinkedOutputError, match=rf'is below {tmp_path}/out/seg, a symbolic link to '):
+        refuse_links(tmp_path / 'out/seg/sub/a.png', root=tmp_path / 'out')
+
+
+def test_atomic_output_keeps_the_suffix_commits_and_discards(tmp_path):
+    target = tmp_path / 'a.npy'
+    with AtomicOutput(target) as out:
+        assert out.tmp.endswith('.npy') and os.path.dirname(out.tmp) == str(tmp_path)
+        np.save(out.tmp, np.arange(3))
+    assert np.load(target).tolist() == [0, 1, 2]
+    with pytest.raises(RuntimeError), AtomicOutput(target) as out:
+        np.save(out.tmp, np.arange(5))
+        raise RuntimeError('writer failed')
+    assert np.load(target).tolist() == [0, 1, 2] and sorted(os.listdir(tmp_path)) == ['a.npy']
+
+
+def test_open_atomic_and_open_fresh_keep_a_hard_links_other_name(tmp_path, mine):
+    os.link(mine, tmp_path / 'out.txt')
+    with open_atomic(tmp_path / 'out.txt') as f:
+        f.write('new')
+    assert (tmp_path / 'out.txt').read_text() == 'new' and mine.read_bytes() == b'my own file'
+    os.link(mine, tmp_path / 'log.txt')
+    with open_fresh(tmp_path / 'log.txt') as f:
+        f.write('log')
+    assert (tmp_path / 'log.txt').read_text() == 'log' and mine.read_bytes() == b'my own file'
+
+
+@pytest.mark.parametrize('write', [
+    lambda p: atomic_write_bytes(p, b'data'),
+    lambda p: open_fresh(p, 'wb').__enter__().write(b'data'),
+    lambda p: AtomicOutput(p).open('wb').write(b'data'),
+])
+def test_a_pipe_or_device_is_written_into_never_replaced(tmp_path, write):
+    """As /dev/null or /dev/full: replacing such a file with a regular one would break every later user of it."""
+    pipe = tmp_path / 'pipe'
+    os.mkfifo(pipe)
+    read = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()))
+    reader.start()
+    try:
+        write(str(pipe))
+    finally:
+        if reader.is_alive():
+            with open(pipe, 'wb'):
+                pass  # unblock the reader
+        reader.join()
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and read == [b'data']
