@@ -134,7 +134,8 @@ class Sapiens2Inferencer:
                  recursive: bool = False,
                  overwrite: bool = False,
                  show: bool = False,
-                 people: bool = False) -> List[dict]:
+                 people: bool = False,
+                 per_person: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -153,6 +154,8 @@ class Sapiens2Inferencer:
             people: Compose the tasks into one record per person (``people`` result, ``people/`` outputs, person
                 fields in the pose JSON; :mod:`sapiens2.apis.people`): pose (or ``bboxes``) with seg, matting or
                 pointmap.
+            per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
+                ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name (and ``people``).
         Raises:
@@ -163,7 +166,8 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
-        composer = PeopleComposer(self.tasks, bboxes) if people else None
+        people = people or per_person
+        composer = PeopleComposer(self.tasks, bboxes, per_person) if people else None
         if bboxes:
             if not people and not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '

@@ -1739,9 +1739,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     return 0
 
 
-# Round 4 (issue 36: lost intent, bundles checked against their graph, damaged media and checkpoints): its cases
-# register from their own module, imported last (it imports the helpers above).
-from tests.reliability import catalogue_intent  # noqa: E402,F401
+# Round 4 (issue 36: lost intent, bundles checked against their graph, damaged media and checkpoints) and the people's
+# cases (issue 39) register from their own modules, imported last (they import the helpers above).
+from tests.reliability import catalogue_intent, catalogue_people  # noqa: E402,F401
 
 if __name__ == '__main__':
     from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into
