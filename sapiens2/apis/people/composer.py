@@ -8,6 +8,7 @@ pointmap (:mod:`.lift3d`), smoothed per track in video. With ``per_person``, eac
 person (:mod:`.crops`).
 """
 import json
+import os.path as osp
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -206,10 +207,10 @@ class PeopleComposer:
         """``<stem>_skeleton3d.ply`` (the 3D skeletons, with a pointmap and pose) and the per-person crops."""
         paths = []
         if result['keypoints_3d'] is not None:
-            path = checked(f'{out_dir}/{stem}_skeleton3d.ply')
+            path = checked(osp.join(out_dir, f'{stem}_skeleton3d.ply'))
             paths.append(write_skeleton_ply(path, result['keypoints_3d'], self.links, self.colors(result)))
         for n, crops in enumerate(result.get('per_person') or ()):
-            paths += self.save_crops(image, crops, f'{out_dir}/{crop_name(stem, n, result.get("track_ids"))}')
+            paths += self.save_crops(image, crops, osp.join(out_dir, crop_name(stem, n, result.get('track_ids'))))
         return paths
 
     def save_crops(self, image: np.ndarray, crops: dict, prefix: str) -> List[str]:
@@ -230,7 +231,7 @@ class PeopleComposer:
 
     def save_group(self, records: List[dict], out_dir: str, group: str) -> str:
         """``<group>_coco_results.json``: the COCO results of the group's images (:func:`.coco_results`)."""
-        path = checked(f'{out_dir}/{group}_coco_results.json')
+        path = checked(osp.join(out_dir, f'{group}_coco_results.json'))
         with open(path, 'w') as f:
             json.dump(coco_results(records), f)
         return path
