@@ -83,6 +83,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='one record per person from pose (or --bboxes) with seg, matting and/or pointmap: mask '
                         '(COCO RLE), 3D keypoints in metres, in the pose JSON and in --out/people/ (COCO results, '
                         '3D skeleton .ply, pictures; docs/inference.md: people)')
+    parser.add_argument('--per-person', action='store_true',
+                        help='with --people (implied): each dense map cropped to each person, no data outside its mask '
+                        '(--out/people/<image>_person<k>_<task>.png and .npy)')
     parser.add_argument('--show', action='store_true', help='also show the pictures in a window as they are drawn')
     parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
     parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
@@ -161,8 +164,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     providers=args.providers)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show,
-               people=args.people)
-    for name in [task.name for task in inferencer.tasks] + (['people'] if args.people else []):
+               people=args.people, per_person=args.per_person)
+    for name in [task.name for task in inferencer.tasks] + (['people'] if args.people or args.per_person else []):
         print(f'{name}: results in {osp.join(args.out, name)}')
     return 0
 

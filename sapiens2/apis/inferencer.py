@@ -136,7 +136,8 @@ class Sapiens2Inferencer:
                  recursive: bool = False,
                  overwrite: bool = False,
                  show: bool = False,
-                 people: bool = False) -> List[dict]:
+                 people: bool = False,
+                 per_person: bool = False) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -158,6 +159,8 @@ class Sapiens2Inferencer:
             people: Compose the tasks into one record per person (``people`` result, ``people/`` outputs, person
                 fields in the pose JSON; :mod:`sapiens2.apis.people`): pose (or ``bboxes``) with seg, matting or
                 pointmap.
+            per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
+                ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name (and ``people``).
         Raises:
@@ -168,6 +171,7 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
+        people = people or per_person
         if bboxes:
             if not people and not any(getattr(task, 'accepts_bboxes', False) for task in self.tasks):
                 raise ValueError(f'person boxes were given but no task uses them (tasks: '
@@ -176,7 +180,7 @@ class Sapiens2Inferencer:
             thresholds = [task.bbox_thr for task in self.tasks if hasattr(task, 'bbox_thr')]
             loaded = load_bboxes(bboxes, *thresholds[:1])
             bboxes = match_bboxes(loaded, sources, origin) if loaded else None
-        composer = PeopleComposer(self.tasks, bboxes) if people else None
+        composer = PeopleComposer(self.tasks, bboxes, per_person) if people else None
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
         if show and not out_dir:
             raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')

@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from sapiens2.engine.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
-from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, runnable_entries
+from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, get_entry, runnable_entries
 
 #: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.
 BROWSER_VIDEO_SUFFIX = '.webm'
@@ -26,6 +26,8 @@ MAX_CACHED_INFERENCERS = 2
 MAX_UPLOAD_MB = 100
 #: The errors of a run that are the user's (an unreadable upload, no model chosen): shown in the page, no traceback.
 USER_ERRORS = (OSError, ValueError, KeyError)
+#: The tasks that, with pose, give people their masks or 3D keypoints (:class:`sapiens2.apis.people.PeopleComposer`).
+PEOPLE_TASKS = ('seg', 'matting', 'pointmap')
 
 
 def checkpoint_on_this_machine(entry: ModelZooEntry) -> bool:
@@ -44,6 +46,18 @@ def offered_models() -> Tuple[List[str], List[str]]:
         if checkpoint_on_this_machine(entry):
             (shipped if entry.packaged else cached).append(entry.alias)
     return shipped, cached
+
+
+def people_offered(models: Sequence[str]) -> bool:
+    """Whether the chosen ``models`` (aliases) compose into people: pose and one of :data:`PEOPLE_TASKS`."""
+    chosen = {getattr(get_entry(alias), 'task', None) or alias.split('-')[0] for alias in models}
+    return 'pose' in chosen and bool(chosen.intersection(PEOPLE_TASKS))
+
+
+def people_option(models: Sequence[str]) -> dict:
+    """The page's "people" checkbox for the chosen ``models``: shown when they compose into people, else hidden and
+    cleared (arguments of ``gradio.update``)."""
+    return dict(visible=True) if people_offered(models) else dict(visible=False, value=False)
 
 
 def split_outputs(out_dir: str, name: str) -> Tuple[List[str], List[str]]:
@@ -133,21 +147,28 @@ class WebDemo:
             self._inferencers[key] = Sapiens2Inferencer(list(key), device=self.device)
         return self._inferencers[key]
 
-    def run(self, path: Optional[str], models: Sequence[str]) -> Tuple[List[str], List[str], str]:
-        """Run ``models`` on the photo or video ``path``: (pictures to show, files to download, a status line)."""
+    def run(self, path: Optional[str], models: Sequence[str],
+            people: bool = False) -> Tuple[List[str], List[str], str]:
+        """Run ``models`` on the photo or video ``path``: (pictures to show, files to download, a status line).
+        ``people``: also the people picture (instance masks, 3D skeletons) and records (:mod:`sapiens2.apis.people`).
+        """
         if not path:
             raise ValueError('upload a photo or a video first')
         if not models:
             raise ValueError('choose at least one model')
+        if people and not people_offered(models):
+            raise ValueError(f'people needs a pose model and a {", ".join(PEOPLE_TASKS[:-1])} or {PEOPLE_TASKS[-1]} '
+                             f'model, got {", ".join(models)}; add one of them')
         out_dir = tempfile.mkdtemp(prefix='run-', dir=self.out_root)
-        self.inferencer(models)(path, out_dir=out_dir, show_progress=False, return_results=False)
+        self.inferencer(models)(path, out_dir=out_dir, show_progress=False, return_results=False, people=people)
         name = osp.splitext(osp.basename(path))[0]
         pictures, raw = split_outputs(out_dir, name)
         shown = [browser_video(p) if p.endswith('.mp4') else p for p in pictures]
         downloads = osp.join(out_dir, 'downloads')
         files = download_names(raw, out_dir, downloads)
         archive = zip_files(pictures + raw, out_dir, osp.join(downloads, f'{name}_results.zip'))
-        return shown, [archive] + files, f'{", ".join(models)} on {osp.basename(path)}: {len(raw)} raw result files'
+        what = ', '.join(models) + (' (people)' if people else '')
+        return shown, [archive] + files, f'{what} on {osp.basename(path)}: {len(raw)} raw result files'
 
 
 def gradio_temp_dir(out_root: str) -> str:
@@ -210,6 +231,8 @@ def build_page(demo: WebDemo):
         with gr.Row():
             with gr.Column():
                 models = gr.CheckboxGroup(choices=shipped + cached, value=default, label='Models', elem_id='models')
+                people = gr.Checkbox(value=False, label='People: one mask and 3D skeleton per person',
+                                     visible=people_offered(default), elem_id='people')
                 with gr.Tabs():
                     with gr.Tab('Photo'):
                         photo = gr.Image(type='filepath', sources=['upload'], label='Photo', elem_id='photo')
@@ -225,8 +248,9 @@ def build_page(demo: WebDemo):
                                 interactive=False, elem_id='results')
         for upload, what in ((photo, 'a photo'), (video, 'a video')):  # decoded by Gradio before predict runs
             upload.preprocess = shown_errors(gr, upload.preprocess, what)
-        photo_button.click(predict, [photo, models], [gallery, files, status])
-        video_button.click(predict, [video, models], [gallery, files, status])
+        models.change(lambda chosen: gr.update(**people_option(chosen)), models, people)
+        photo_button.click(predict, [photo, models, people], [gallery, files, status])
+        video_button.click(predict, [video, models, people], [gallery, files, status])
     return page
 
 

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 import pytest
 
-from sapiens2.apis.web_demo import WebDemo, offered_models, split_outputs
+from sapiens2.apis.web_demo import WebDemo, offered_models, people_option, split_outputs
 from sapiens2.hub.download import cached_hub_file
 from tests.hub.fake_hub import add_snapshot
 
@@ -79,6 +79,20 @@ def test_run_on_a_photo_and_a_video(tmp_path, photo):
         demo.run(None, ['pose-tiny'])
     with pytest.raises(ValueError, match='choose at least one model'):
         demo.run(photo, [])
+
+
+def test_people_option_with_pose_and_a_dense_model_shows_the_people_picture(tmp_path, photo):
+    assert people_option(['pose-tiny']) == dict(visible=False, value=False)  # hidden and cleared
+    assert people_option(['seg-tiny', 'normal-tiny']) == dict(visible=False, value=False)
+    assert people_option(['pose-tiny', 'normal-tiny', 'seg-tiny']) == dict(visible=True)
+    assert people_option(['pointmap-tiny', 'pose-tiny']) == dict(visible=True)
+    demo = WebDemo(str(tmp_path), device='cpu')
+    shown, files, status = demo.run(photo, ['pose-tiny', 'seg-tiny'], people=True)
+    assert [Path(p).relative_to(tmp_path).parts[1:] for p in shown] == [
+        ('people', 'person.png'), ('pose', 'person.png'), ('seg', 'person.png')]
+    assert any(Path(f).name == 'people-images_coco_results.json' for f in files) and '(people)' in status
+    with pytest.raises(ValueError, match='people needs a pose model and a seg, matting or pointmap model'):
+        demo.run(photo, ['pose-tiny'], people=True)
 
 
 def test_split_outputs(tmp_path):

@@ -1741,13 +1741,14 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 # Round 4 (issues 36 and 37: lost intent, bundles read as data and checked against their graph, writes that never
 # follow a link, work dirs that keep the user's files, damaged media and checkpoints, data checks, outputs that a
-# later run adds to, --bboxes as users have them): the cases register from their own modules, imported last (they
-# import the helpers above).
+# later run adds to, --bboxes as users have them) and the people (issue 39): the cases register from their own modules,
+# imported last (they import the helpers above).
 from tests.reliability import (  # noqa: E402,F401
     catalogue_bundle_data,
     catalogue_habits,
     catalogue_intent,
     catalogue_outputs,
+    catalogue_people,
     catalogue_safe_writes,
 )
 

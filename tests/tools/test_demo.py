@@ -114,15 +114,19 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     pictures = sorted((work_dir / 'pictures').glob('*.png'))
-    assert [p.name.split('_0')[0] for p in pictures] == ['multi_person', 'training_before_after.png', 'val']
+    assert [p.name.split('_0')[0] for p in pictures] == ['multi_person', 'multi_person', 'training_before_after.png',
+                                                         'val']
     height, width = cv2.imread(str(pictures[0])).shape[:2]
     assert width == 7 * 192 and height > 256  # 256x192 images, seven titled panels
+    assert pictures[1].name.endswith('_people.png') and f'people:         {pictures[1]}' in proc.stdout
+    assert cv2.imread(str(pictures[1])).shape == (256, 192, 3)  # pose and seg: the instance masks (no 3D view)
+    assert (work_dir / 'pictures' / 'crossing_people.mp4').is_file()
     assert (work_dir / 'pictures' / 'contact_sheet.jpg').is_file() and (work_dir / 'demo.jpg').is_file()
     assert '| seg | mIoU | 70 | 0.5 | 3 | >= 60 |' in (work_dir / 'metrics.md').read_text()
     assert 'NOTICE normal: no demo model is shipped' in proc.stdout
     assert 'training works: body-part mIoU' in proc.stdout and 'Stage times:' in proc.stdout
     assert (work_dir / 'train' / 'iter_4.pth').is_file()
-    assert cv2.imread(str(pictures[1])).shape[1] == 3 * 192  # [image | untrained | trained]
+    assert cv2.imread(str(pictures[2])).shape[1] == 3 * 192  # [image | untrained | trained]
 
 
 def test_a_checkpoint_trained_with_another_config_gets_a_notice(tmp_path):

@@ -17,10 +17,13 @@ Stages (each prints its measured time):
    ``--num-images`` validation images and on the validation scene with the most people (the generator renders 1-3
    people per scene); pose runs on the annotated person boxes.
 4. pictures: one composite per image ([image | pose skeleton | body parts | normals | depth | albedo | alpha],
-   ``sapiens2.visualization.composite``), a contact sheet and a small JPEG of the multi-person scene.
+   ``sapiens2.visualization.composite``), a contact sheet and a small JPEG of the multi-person scene; its people
+   (``people=True``: pose with seg and pointmap) as ``pictures/multi_person_<stem>_people.png`` [instance masks | 3D
+   skeletons].
 5. video: the pose model on a rendered SynthHumans clip of two people crossing (``VIDEO_CLIP``), tracked and
    smoothed as ``sapiens2-infer`` does for videos: ``pictures/crossing_pose.mp4`` and ``.gif`` (one colour per
-   track id) and the JSON Lines predictions with their track ids.
+   track id) and the JSON Lines predictions with their track ids; with seg and pointmap, its people too
+   (``pictures/crossing_people.mp4``).
 6. metrics: each task's headline metric from its model card (the full validation split), next to the untrained model
    and the best constant predictor; also written as ``<work-dir>/metrics.md``.
 7. training: ``tools/train.py`` trains the nano body-part segmentation config from scratch for a short schedule;
@@ -44,6 +47,8 @@ REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 
 #: The tasks of the composite, in panel order (inference task names).
 TASKS = ('pose', 'seg', 'normal', 'pointmap', 'albedo', 'matting')
+#: The tasks that, with pose, compose into people (masks, 3D keypoints; sapiens2.apis.people), run on the clip too.
+PEOPLE_TASKS = ('seg', 'pointmap')
 #: The small set rendered when the full one is not there: enough training images for the training stage.
 SMALL_SET = dict(root='data/synthhumans_demo_small', num_train=256, num_val=24)
 #: The clip of the video stage: (kind, frames, (H, W)); small, so that the stage takes a few seconds.
@@ -213,8 +218,9 @@ def held_out_images(data_root: str, num_images: int) -> Tuple[List[Tuple[str, st
 
 
 # ----------------------------------------------------------------------------------------------------- inference
-def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Dict[str, list]) -> List[tuple]:
-    """[(name, BGR image, {task: result})] of every model on every image, through the one inference path."""
+def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Dict[str, list]) -> Tuple[list, list]:
+    """[(name, BGR image, {task: result})] of every model on every image, through the one inference path (with the
+    ``people`` of pose and a dense task, :data:`PEOPLE_TASKS`), and the inference tasks."""
     import cv2
 
     from sapiens2.apis import Sapiens2Inferencer
@@ -222,13 +228,28 @@ def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Di
     inferencer = Sapiens2Inferencer([osp.join(REPO, m['config']) for m in ordered],
                                     [m['checkpoint'] for m in ordered], device='cpu')
     results = inferencer([path for _, path in images], bboxes=boxes if 'pose' in models else None,
-                         show_progress=False)
+                         show_progress=False, people=composes_people(models))
     by_stem = {r['name']: r for r in results}
     frames = []
     for name, path in images:
         result = by_stem[osp.splitext(osp.basename(path))[0]]
-        frames.append((name, cv2.imread(path), {task: result[task] for task in models if task in result}))
-    return frames
+        frames.append((name, cv2.imread(path), {task: result[task] for task in (*models, 'people') if task in result}))
+    return frames, inferencer.tasks
+
+
+def composes_people(models: Dict[str, object]) -> bool:
+    """Whether the models (by task name) compose into people: pose and one of :data:`PEOPLE_TASKS`."""
+    return 'pose' in models and any(task in models for task in PEOPLE_TASKS)
+
+
+def people_picture(tasks: list, frame: tuple, pictures_dir: str) -> str:
+    """``<pictures_dir>/<name>_people.png``: the frame's people [instance masks | 3D skeletons]."""
+    from sapiens2.apis.people import PeopleComposer
+    from sapiens2.utils.image_write import write_image
+    name, image, results = frame
+    path = osp.join(pictures_dir, f'{name}_people.png')
+    write_image(path, PeopleComposer(tasks).visualize(image, results['people']))
+    return path
 
 
 def small_jpeg(picture, path: str, width: int = 1400, quality: int = 80) -> str:
@@ -242,9 +263,11 @@ def small_jpeg(picture, path: str, width: int = 1400, quality: int = 80) -> str:
 
 
 # ----------------------------------------------------------------------------------------------------- video
-def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str, str]:
+def video_demo(tasks: list, work_dir: str, pictures_dir: str) -> List[str]:
     """Pose on the rendered clip ``VIDEO_CLIP`` with its ground-truth boxes given per frame in a shuffled order (the
-    track ids still follow the people); returns the paths of the MP4, the GIF and the JSON Lines predictions."""
+    track ids still follow the people), with seg and pointmap composed into people when there; ``tasks``: the
+    inference stage's (built once). Returns the paths of the MP4, the GIF, the JSON Lines predictions and the people's
+    MP4 (when there)."""
     import random
     import shutil
     import tempfile
@@ -264,8 +287,10 @@ def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str,
     for t, frame_boxes in enumerate(clip.bboxes.tolist()):
         shuffle(frame_boxes)
         boxes[f'{kind}_{t:06d}'] = frame_boxes
-    inferencer = Sapiens2Inferencer(osp.join(REPO, model['config']), model['checkpoint'], device='cpu')
-    inferencer(source, out_dir=video_dir, bboxes=boxes, show_progress=False, return_results=False)
+    people = composes_people({task.name: task for task in tasks})
+    inferencer = Sapiens2Inferencer.from_tasks([task for task in tasks if task.name == 'pose'
+                                                or (people and task.name in PEOPLE_TASKS)])
+    inferencer(source, out_dir=video_dir, bboxes=boxes, show_progress=False, return_results=False, people=people)
     mp4 = atomic_copy(osp.join(video_dir, 'pose', f'{kind}.mp4'), osp.join(pictures_dir, f'{kind}_pose.mp4'))
     capture, frames = cv2.VideoCapture(mp4), []
     while True:
@@ -280,8 +305,12 @@ def video_demo(model: dict, work_dir: str, pictures_dir: str) -> Tuple[str, str,
                        loop=0)
     jsonl = atomic_copy(osp.join(video_dir, 'pose', f'{kind}_predictions.jsonl'),
                         osp.join(work_dir, f'{kind}_pose_predictions.jsonl'))
+    products = [mp4, gif, jsonl]
+    if people:
+        products.append(atomic_copy(osp.join(video_dir, 'people', f'{kind}.mp4'),
+                                    osp.join(pictures_dir, f'{kind}_people.mp4')))
     shutil.rmtree(video_dir)
-    return mp4, gif, jsonl
+    return products
 
 
 # ----------------------------------------------------------------------------------------------------- metrics
@@ -438,7 +467,7 @@ def train_and_compare(data_root: str, work_dir: str, iters: int) -> Tuple[str, s
 # ----------------------------------------------------------------------------------------------------- outputs
 def demo_outputs(work_dir: str, pictures_dir: str, names: Sequence[str], train: bool) -> List[str]:
     """The files the demo writes into ``work_dir`` (besides the training run's folder)."""
-    pictures = [f'{name}.png' for name in names] + ['contact_sheet.jpg']
+    pictures = [f'{name}.png' for name in names] + ['contact_sheet.jpg', f'{names[0]}_people.png']
     pictures += ['training_before_after.png'] if train else []
     return [osp.join(work_dir, 'metrics.md'), osp.join(work_dir, 'demo.jpg')] + [osp.join(pictures_dir, p)
                                                                                    for p in pictures]
@@ -498,7 +527,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         outputs = demo_outputs(work_dir, pictures_dir, [name for name, _ in images], not args.skip_train)
         guard = checked_outputs(work_dir, outputs, args.overwrite)
     with clock.stage('inference', f'{len(models)} models on {len(images)} images (sapiens2.apis.Sapiens2Inferencer)'):
-        frames = run_models(models, images, boxes)
+        frames, inference_tasks = run_models(models, images, boxes)
     with clock.stage('pictures', 'composites [image | pose | body parts | normals | depth | albedo | alpha]'):
         from sapiens2.visualization.composite import composite_picture, write_composites
         paths = write_composites(frames, pictures_dir)
@@ -506,12 +535,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         small = [small_jpeg(crowd, osp.join(work_dir, 'demo.jpg'))]
         if args.readme_picture:
             small.append(small_jpeg(crowd, osp.join(REPO, args.readme_picture)))
+        people = None
         print(f'    {len(paths) - 1} composites, the contact sheet, {", ".join(shown(p) for p in small)}')
+        if 'people' in frames[0][2]:
+            people = people_picture(inference_tasks, frames[0], pictures_dir)
+            print(f'    people of {frames[0][0]} [instance masks | 3D skeletons]: {shown(people)}')
     if 'pose' in models:
         kind, num_frames, size = VIDEO_CLIP
         with clock.stage('video', f'pose on a rendered clip ({kind}, {num_frames} frames {size[0]}x{size[1]}), '
-                         'tracked and smoothed'):
-            video_files = video_demo(models['pose'], work_dir, pictures_dir)
+                         'tracked and smoothed' + (', its people' if composes_people(models) else '')):
+            video_files = video_demo(inference_tasks, work_dir, pictures_dir)
             print('    ' + ', '.join(shown(p) for p in video_files))
     with clock.stage('metrics', 'validation metrics from the model cards'):
         rows = metrics_table(models)
@@ -536,6 +569,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f'    metrics table:  {shown(osp.join(work_dir, "metrics.md"))}')
     print(f'    contact sheet:  {shown(paths[-1])}')
     print(f'    pictures:       {shown(pictures_dir)}/*.png (one per image; {frames[0][0]}.png has several people)')
+    if people:
+        print(f'    people:         {shown(people)} (one mask and 3D skeleton per person; the clip: '
+              f'{shown(osp.join(pictures_dir, VIDEO_CLIP[0] + "_people.mp4"))})')
     if errors:
         print('    missing models (their panels are empty):\n      ' + '\n      '.join(errors))
         return 1

@@ -4,19 +4,24 @@
 People come from the pose task (boxes, keypoints in the model's layout, track ids in video) or, without pose, from the
 user's person boxes. Their masks split the foreground of seg (the seg model's non-background classes) or matting
 (alpha > 0.5) (:mod:`.assign`), stabilised per track in video (:mod:`.stabilise`); their 3D keypoints come from the
-pointmap (:mod:`.lift3d`), smoothed per track in video.
+pointmap (:mod:`.lift3d`), smoothed per track in video. With ``per_person``, each dense map is also cropped to each
+person (:mod:`.crops`).
 """
+import os.path as osp
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.structures import layout
+from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 
 from ..output_guard import checked
 from ..tracking import track_color
 from .assign import assign_masks, box_region
 from .coco_results import update_coco_results
+from .crops import CROPPED_MAPS, crop_name, crop_picture, person_crops
 from .draw import draw_instance_masks, draw_skeletons_3d
 from .lift3d import lift_keypoints, pointmap_camera
 from .ply import write_skeleton_ply
@@ -43,20 +48,25 @@ class PeopleComposer:
     Args:
         tasks: The inferencer's tasks (pose, seg, matting, pointmap are used when there).
         bboxes: The user's person boxes per frame name, for dense tasks without pose.
+        per_person: Also crop each dense map that ran to each person (``per_person`` in the result, files
+            ``<stem>_person<k>_<task>.png``/``.npy``).
     Raises:
         ValueError: One line, for a combination that gives no person record (no seg, matting or pointmap; no pose and
-            no boxes; pointmap alone without pose).
+            no boxes; pointmap alone without pose), or ``per_person`` without a dense map to crop.
     """
     name = 'people'
     raw_suffixes = ('_skeleton3d.ply', )
     index_files = (COCO_RESULTS, )
 
-    def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None) -> None:
+    def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None, per_person: bool = False) -> None:
         by_name = {task.name: task for task in tasks}
         self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
         self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
-        self.bboxes = bboxes or {}
+        self.bboxes, self.per_person = bboxes or {}, per_person
         names = sorted(by_name)
+        if per_person and not any(name in CROPPED_MAPS for name in names):
+            raise ValueError(f'--per-person crops the dense maps, but no dense task runs (tasks {names}); add one or '
+                             f'more of --task {" ".join(CROPPED_MAPS)}')
         if not (self.seg or self.matting or self.pointmap):
             raise ValueError(f'people needs a dense task that gives masks (seg, matting) or 3D (pointmap) besides the '
                              f'people, got tasks {names}; add --task seg and/or pointmap')
@@ -125,8 +135,13 @@ class PeopleComposer:
             records.append(person_record(
                 None if masks is None else masks[n], None if mask_scores is None else mask_scores[n],
                 None if points is None else points[n], None if support is None else scores[n] * support[n], stats))
+        crops = None
+        if self.per_person:
+            own = masks if masks is not None else [box_region(shape, box) for box in boxes]
+            crops = [person_crops(results, mask, box) for mask, box in zip(own, boxes)]
         return dict(people, masks=masks, mask_scores=mask_scores, keypoints_3d=points,
-                    keypoints_3d_scores=None if support is None else scores * support, records=records)
+                    keypoints_3d_scores=None if support is None else scores * support, records=records,
+                    per_person=crops)
 
     def _lift(self, pointmap: dict, keypoints: np.ndarray, scores: np.ndarray, masks: Optional[np.ndarray],
               boxes: np.ndarray) -> tuple:
@@ -191,11 +206,30 @@ class PeopleComposer:
 
     def save(self, image: np.ndarray, result: dict, out_dir: str, stem: str,
              context: Optional[dict] = None) -> List[str]:
-        """``<stem>_skeleton3d.ply`` (the 3D skeletons, with a pointmap and pose)."""
-        if result['keypoints_3d'] is None:
-            return []
-        path = checked(f'{out_dir}/{stem}_skeleton3d.ply')
-        return [write_skeleton_ply(path, result['keypoints_3d'], self.links, self.colors(result))]
+        """``<stem>_skeleton3d.ply`` (the 3D skeletons, with a pointmap and pose) and the per-person crops."""
+        paths = []
+        if result['keypoints_3d'] is not None:
+            path = checked(osp.join(out_dir, f'{stem}_skeleton3d.ply'))
+            paths.append(write_skeleton_ply(path, result['keypoints_3d'], self.links, self.colors(result)))
+        for n, crops in enumerate(result.get('per_person') or ()):
+            paths += self.save_crops(image, crops, osp.join(out_dir, crop_name(stem, n, result.get('track_ids'))))
+        return paths
+
+    def save_crops(self, image: np.ndarray, crops: dict, prefix: str) -> List[str]:
+        """``<prefix>_<task>.npy`` (the cropped map) and ``.png`` (its picture, BGRA) per dense task."""
+        y0, y1, x0, x1 = crops['window']
+        meta = getattr(getattr(self.seg, 'model', None), 'dataset_meta', None)
+        paths = []
+        for task in CROPPED_MAPS:
+            if task not in crops:
+                continue
+            path = checked(f'{prefix}_{task}.npy')
+            atomic_save_npy(path, crops[task])
+            picture = checked(f'{prefix}_{task}.png')
+            write_image(picture, crop_picture(image[y0:y1, x0:x1], task, crops[task], meta,
+                                              self.background[0] if self.background else 0))
+            paths += [path, picture]
+        return paths
 
     def update_index(self, records: List[dict], out_dir: str) -> List[str]:
         """Add this run's images to ``coco_results.json``, the COCO results of every image written to ``out_dir``

@@ -38,9 +38,11 @@ def draw_skeletons_3d(skeletons: np.ndarray, links: Sequence[Sequence[int]], col
         rgb = np.array(color) / 255
         x, y, z = points[:, 0], points[:, 2], -points[:, 1]  # plot axes: right, depth, up
         axes.scatter(x, y, z, color=rgb, s=2, depthshade=False)
-        for a, b in links:
-            if not (np.isnan(points[a]).any() or np.isnan(points[b]).any()):
-                axes.plot([x[a], x[b]], [y[a], y[b]], [z[a], z[b]], color=rgb, linewidth=1)
+        if len(links):  # one line per person, its links separated by NaN (a link to an unseen keypoint is not drawn)
+            ends = np.asarray(links).reshape(-1, 2)
+            segments = np.concatenate([np.stack([coord[ends[:, 0]], coord[ends[:, 1]], np.full(len(ends), np.nan)], 1)
+                                       .ravel()[None] for coord in (x, y, z)])
+            axes.plot(*segments, color=rgb, linewidth=1)
     if len(seen):
         centre, half = (seen.max(0) + seen.min(0)) / 2, max(float((seen.max(0) - seen.min(0)).max()) / 2, 0.5)
         axes.set_xlim(centre[0] - half, centre[0] + half)
