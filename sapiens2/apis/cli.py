@@ -1,8 +1,9 @@
 """``sapiens2-infer`` / ``tools/infer.py``: run Sapiens2 task models on photos, folders or videos."""
 import argparse
+import functools
 import os.path as osp
 import sys
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.locate import fetch_released
@@ -52,7 +53,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='JSON file with person boxes for pose: {image name: [[x1, y1, x2, y2(, score)], ...]}, a '
                         'COCO annotation file or COCO detection results (scoring >= --bbox-thr); it may cover more '
                         'images than the inputs')
-    parser.add_argument('--det-config', default=None, help='mmdet config of a person detector for pose')
+    parser.add_argument('--det-config', default=None,
+                        help='mmdet config of a person detector for pose (and for --people without pose)')
     parser.add_argument('--det-checkpoint', default=None,
                         help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
     parser.add_argument('--bbox-thr', type=threshold, default=0.3,
@@ -134,6 +136,17 @@ def pose_options(args: argparse.Namespace) -> dict:
     return options
 
 
+def people_detector(args: argparse.Namespace, tasks: List[str]) -> Optional[Callable]:
+    """The person detector of ``--det-config`` for the people of dense tasks without pose (pose runs its own)."""
+    if not args.det_config or 'pose' in tasks or not (args.people or args.per_person):
+        return None
+    from sapiens2.utils.devices import resolve_device
+
+    from .pose_topdown import detect_persons, init_person_detector
+    detector = init_person_detector(args.det_config, args.det_checkpoint, resolve_device(args.device))
+    return functools.partial(detect_persons, detector, score_thr=args.bbox_thr, nms_thr=args.nms_thr)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """The command; a user mistake (missing file, unknown alias, bad config...) is one error line, exit code 1."""
     return run_cli(_main, argv, prog='sapiens2-infer')
@@ -164,7 +177,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     providers=args.providers)
     inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
                show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show,
-               people=args.people, per_person=args.per_person)
+               people=args.people, per_person=args.per_person,
+               person_detector=people_detector(args, [task.name for task in inferencer.tasks]))
     for name in [task.name for task in inferencer.tasks] + (['people'] if args.people or args.per_person else []):
         print(f'{name}: results in {osp.join(args.out, name)}')
     return 0

@@ -137,7 +137,8 @@ class Sapiens2Inferencer:
                  overwrite: bool = False,
                  show: bool = False,
                  people: bool = False,
-                 per_person: bool = False) -> List[dict]:
+                 per_person: bool = False,
+                 person_detector: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -159,6 +160,9 @@ class Sapiens2Inferencer:
             people: Compose the tasks into one record per person (``people`` result, ``people/`` outputs, person
                 fields in the pose JSON; :mod:`sapiens2.apis.people`): pose (or ``bboxes``) with seg, matting or
                 pointmap.
+            person_detector: Person boxes (N, 4 or 5: xyxy(, score)) of an image, for ``people`` without pose, on
+                the frames ``bboxes`` gives none for (e.g. ``functools.partial(detect_persons, init_person_detector(
+                config, checkpoint))`` from :mod:`sapiens2.apis.pose_topdown`).
             per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
                 ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
         Returns:
@@ -180,7 +184,7 @@ class Sapiens2Inferencer:
             thresholds = [task.bbox_thr for task in self.tasks if hasattr(task, 'bbox_thr')]
             loaded = load_bboxes(bboxes, *thresholds[:1])
             bboxes = match_bboxes(loaded, sources, origin) if loaded else None
-        composer = PeopleComposer(self.tasks, bboxes, per_person) if people else None
+        composer = PeopleComposer(self.tasks, bboxes, per_person, person_detector) if people else None
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
         if show and not out_dir:
             raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')

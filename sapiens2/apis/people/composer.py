@@ -8,7 +8,7 @@ pointmap (:mod:`.lift3d`), smoothed per track in video. With ``per_person``, eac
 person (:mod:`.crops`).
 """
 import os.path as osp
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -48,6 +48,9 @@ class PeopleComposer:
     Args:
         tasks: The inferencer's tasks (pose, seg, matting, pointmap are used when there).
         bboxes: The user's person boxes per frame name, for dense tasks without pose.
+        detector: Person boxes (N, 4 or 5: xyxy(, score)) of an image, for dense tasks without pose, used for the
+            frames ``bboxes`` has no entry for (e.g. an mmdet detector: :func:`~sapiens2.apis.pose_topdown.
+            detect_persons`).
         per_person: Also crop each dense map that ran to each person (``per_person`` in the result, files
             ``<stem>_person<k>_<task>.png``/``.npy``).
     Raises:
@@ -58,11 +61,12 @@ class PeopleComposer:
     raw_suffixes = ('_skeleton3d.ply', )
     index_files = (COCO_RESULTS, )
 
-    def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None, per_person: bool = False) -> None:
+    def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None, per_person: bool = False,
+                 detector: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> None:
         by_name = {task.name: task for task in tasks}
         self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
         self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
-        self.bboxes, self.per_person = bboxes or {}, per_person
+        self.bboxes, self.per_person, self.detector = bboxes or {}, per_person, detector
         names = sorted(by_name)
         if per_person and not any(name in CROPPED_MAPS for name in names):
             raise ValueError(f'--per-person crops the dense maps, but no dense task runs (tasks {names}); add one or '
@@ -70,9 +74,9 @@ class PeopleComposer:
         if not (self.seg or self.matting or self.pointmap):
             raise ValueError(f'people needs a dense task that gives masks (seg, matting) or 3D (pointmap) besides the '
                              f'people, got tasks {names}; add --task seg and/or pointmap')
-        if self.pose is None and not self.bboxes:
-            raise ValueError(f'people needs people: run pose with the dense tasks or give person boxes (--bboxes), '
-                             f'got tasks {names} and no boxes')
+        if self.pose is None and not self.bboxes and detector is None:
+            raise ValueError(f'people needs people: run pose with the dense tasks, or give person boxes (--bboxes) or '
+                             f'a person detector (--det-config/--det-checkpoint), got tasks {names} and neither')
         if self.pose is None and not (self.seg or self.matting):
             raise ValueError('people from boxes needs seg or matting for their masks (3D keypoints need pose); add '
                              '--task seg or pose')
@@ -92,14 +96,18 @@ class PeopleComposer:
             return results['matting']['alpha'] > ALPHA_FOREGROUND
         return None
 
-    def people_of(self, results: Dict[str, dict], frame_name: str) -> dict:
-        """Boxes, scores, keypoints and track ids of the frame's people (pose, else the user's boxes)."""
+    def people_of(self, results: Dict[str, dict], frame_name: str, image: Optional[np.ndarray] = None) -> dict:
+        """Boxes, scores, keypoints and track ids of the frame's people (pose, else the user's boxes, else the
+        detector's on ``image``)."""
         pose = results.get('pose')
         if pose is not None:
             return dict(bboxes=np.asarray(pose['bboxes'], np.float32), bbox_scores=pose['bbox_scores'],
                         keypoints=pose['keypoints'], keypoint_scores=pose['keypoint_scores'],
                         track_ids=pose.get('track_ids'))
-        given = self.bboxes.get(frame_name) or []
+        given = self.bboxes.get(frame_name)
+        if given is None and self.detector is not None and image is not None:
+            given = np.asarray(self.detector(image), np.float32).tolist()
+        given = given or []
         boxes = np.asarray([list(box)[:4] for box in given], np.float32).reshape(-1, 4)
         scores = np.asarray([box[4] if len(box) > 4 else 1.0 for box in given], np.float32)
         return dict(bboxes=boxes[:, :4], bbox_scores=scores, keypoints=None, keypoint_scores=None, track_ids=None)
@@ -107,7 +115,7 @@ class PeopleComposer:
     def compose(self, image: np.ndarray, results: Dict[str, dict], frame_name: str = '',
                 stream: Optional[tuple] = None) -> dict:
         """The ``people`` result of one frame (see :meth:`add`); ``stream`` = (video name, frame index, fps)."""
-        people = self.people_of(results, frame_name)
+        people = self.people_of(results, frame_name, image)
         shape = image.shape[:2]
         boxes, keypoints, scores, ids = (people['bboxes'], people['keypoints'], people['keypoint_scores'],
                                          people['track_ids'])

@@ -73,7 +73,7 @@ def test_own_layouts_17_keypoints_and_a_3_class_seg_model_with_its_own_backgroun
 def test_bad_combinations_are_one_line():
     with pytest.raises(ValueError, match='needs a dense task that gives masks'):
         PeopleComposer([pose17(), fake_task('normal')])
-    with pytest.raises(ValueError, match='give person boxes'):
+    with pytest.raises(ValueError, match=r'give person boxes \(--bboxes\) or a person detector \(--det-config'):
         PeopleComposer([seg3()])
     with pytest.raises(ValueError, match='needs seg or matting'):
         PeopleComposer([fake_task('pointmap')], bboxes=dict(a=[[0, 0, 5, 5]]))
@@ -85,6 +85,23 @@ def test_dense_tasks_alone_take_the_users_boxes():
     people = composer.compose(np.zeros((120, 80, 3), np.uint8), dict(seg=results['seg']), 'a')
     assert people['bbox_scores'].tolist() == pytest.approx([0.7]) and people['keypoints_3d'] is None
     assert decode_mask(people['records'][0]['mask']).sum() == (results['seg']['labels'] != 1).sum()
+
+
+def test_dense_tasks_alone_take_a_detectors_boxes_where_the_users_give_none():
+    seen = []
+
+    def detector(image):
+        seen.append(image.shape)
+        return np.array([[28, 8, 52, 114, 0.6]], np.float32)
+
+    composer = PeopleComposer([seg3()], bboxes=dict(a=[[0, 0, 10, 10, 0.9]]), detector=detector)
+    results = dict(seg=standing_person()['seg'])
+    image = np.zeros((120, 80, 3), np.uint8)
+    assert composer.compose(image, results, 'a')['bbox_scores'].tolist() == pytest.approx([0.9]) and not seen
+    people = composer.compose(image, results, 'b')  # no user boxes for b: the detector's
+    assert seen == [(120, 80, 3)] and people['bbox_scores'].tolist() == pytest.approx([0.6])
+    assert decode_mask(people['records'][0]['mask']).sum() == (results['seg']['labels'] != 1).sum()
+    assert PeopleComposer([seg3()], detector=detector).detector is detector  # a detector alone is enough
 
 
 @pytest.fixture(scope='module')
@@ -159,3 +176,17 @@ def test_a_frame_with_nobody_draws_the_same_picture_size_as_one_with_people():
     results['pointmap']['valid'][:] = False  # nothing valid: no camera, null keypoints (not an error)
     results['pose'] = standing_person()['pose']
     assert all(p is None for p in composer.compose(image, results)['records'][0]['keypoints_3d'])
+
+
+def test_the_cli_builds_the_detector_for_people_without_pose(monkeypatch):
+    import argparse
+
+    from sapiens2.apis import cli, pose_topdown
+    monkeypatch.setattr(pose_topdown, 'init_person_detector', lambda config, checkpoint, device: (config, device))
+    args = argparse.Namespace(det_config='det.py', det_checkpoint='det.pth', device='cpu', people=True,
+                              per_person=False, bbox_thr=0.4, nms_thr=0.5)
+    detector = cli.people_detector(args, ['seg'])
+    assert detector.func is pose_topdown.detect_persons and detector.args == (('det.py', 'cpu'), )
+    assert detector.keywords == dict(score_thr=0.4, nms_thr=0.5)
+    assert cli.people_detector(args, ['pose', 'seg']) is None  # pose runs its own detector
+    assert cli.people_detector(argparse.Namespace(**dict(vars(args), people=False)), ['seg']) is None
