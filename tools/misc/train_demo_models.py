@@ -345,6 +345,8 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
     trained = mode in ('trained', BF16_MODE)
     cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if trained else cfg
     cfg.work_dir = work_dir
+    if mode == BF16_MODE:  # MMEngine's test loop autocasts to bf16 on the CPU (an outer autocast it would disable)
+        cfg.test_cfg = dict(cfg.get('test_cfg') or dict(type='TestLoop'), fp16=True)
     cfg.default_hooks.pop('checkpoint', None)
     cfg.default_hooks.pop('visualization', None)
     extra = {}
@@ -368,9 +370,7 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
             extra = dict(description=description,
                          value=None if value is None else np.asarray(value).tolist() if np.asarray(value).size <= 8
                          else 'per keypoint/pixel')
-        import torch
-        with torch.autocast('cpu', dtype=torch.bfloat16, enabled=mode == BF16_MODE):
-            metrics = {k: float(v) for k, v in runner.test().items()}
+        metrics = {k: float(v) for k, v in runner.test().items()}
     if mode in BASELINES:  # a baseline without some output (matting's have no foreground) is not scored on it
         metrics = {k: v for k, v in metrics.items() if np.isfinite(v)}
     return dict(metrics=metrics, **extra)
