@@ -56,7 +56,7 @@ class PeopleComposer:
         self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
         self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
         self.bboxes = bboxes or {}
-        self.dtypes = {name: by_name[name].dtype for name in sorted(by_name)}
+        self.dtypes = {name: by_name[name].dtype for name in sorted(by_name) if hasattr(by_name[name], 'dtype')}
         names = sorted(by_name)
         if not (self.seg or self.matting or self.pointmap):
             raise ValueError(f'people needs a dense task that gives masks (seg, matting) or 3D (pointmap) besides the '
