@@ -7,7 +7,7 @@ from torch import nn
 
 from sapiens2.deploy.bundle import is_bundle
 from sapiens2.hub.model_zoo import resolve_model
-from sapiens2.utils.devices import check_dtype, resolve_device
+from sapiens2.utils.devices import resolve_device, resolve_dtype
 
 from .builder import init_model
 
@@ -21,6 +21,9 @@ class ModelPlan:
     weights: Optional[str]
     backend: str
     device: str
+    dtype: str
+    #: Why ``dtype`` was picked when the inferencer was given ``auto`` (empty otherwise).
+    why: str = ''
 
 
 def choose_backend(model: str, backend: Optional[str] = None) -> str:
@@ -47,18 +50,18 @@ def plan_model(model: str, weights: Optional[str], device: Optional[str], dtype:
     backend = choose_backend(model, backend)
     if backend == 'torch':
         device = resolve_device(device)
-        check_dtype(dtype, device)
-        return ModelPlan(model, weights, backend, device)
+        return ModelPlan(model, weights, backend, device, *resolve_dtype(dtype, device, backend))
     from sapiens2.deploy.bundle import read_bundle
     if weights is not None:
         raise ValueError(f'{model} is an exported bundle, which holds its weights; give no weights for it')
     device = resolve_device(device or _onnxruntime_default_device(), backend)
-    check_dtype(dtype, device, backend)
-    read_bundle(model).onnx_path(dtype)
-    return ModelPlan(model, weights, backend, device)
+    bundle = read_bundle(model)
+    dtype, why = resolve_dtype(dtype, device, backend, bundle.precisions())
+    bundle.onnx_path(dtype)
+    return ModelPlan(model, weights, backend, device, dtype, why)
 
 
-def build_model(plan: ModelPlan, dtype: str = 'fp32', providers: Optional[Sequence] = None) -> nn.Module:
+def build_model(plan: ModelPlan, providers: Optional[Sequence] = None) -> nn.Module:
     """The planned model: :func:`~sapiens2.apis.builder.init_model` (torch) or
     :func:`~sapiens2.deploy.onnxruntime_model.build_onnxruntime_model` (``providers`` as ONNX Runtime takes them;
     default from the device)."""
@@ -66,7 +69,7 @@ def build_model(plan: ModelPlan, dtype: str = 'fp32', providers: Optional[Sequen
         return init_model(*resolve_model(plan.model, plan.weights), plan.device)
     from sapiens2.deploy.bundle import read_bundle
     from sapiens2.deploy.onnxruntime_model import build_onnxruntime_model
-    return build_onnxruntime_model(read_bundle(plan.model), plan.device, dtype, providers)
+    return build_onnxruntime_model(read_bundle(plan.model), plan.device, plan.dtype, providers)
 
 
 def _onnxruntime_default_device() -> str:

@@ -12,7 +12,7 @@ from sapiens2.registration import register_all_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import non_negative, positive, smoothing_lag, threshold
-from sapiens2.utils.devices import DTYPES
+from sapiens2.utils.devices import AUTO, DTYPES
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
@@ -40,9 +40,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         '--model (default: the alias checkpoint)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
-    parser.add_argument('--dtype', default='fp32', choices=DTYPES,
-                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only; int8 with onnxruntime: '
-                        'docs/inference.md)')
+    parser.add_argument('--dtype', default='fp32', choices=DTYPES + (AUTO, ),
+                        help='forward precision (bf16/fp16 use autocast; fp16 on GPUs only; int8 with onnxruntime; '
+                        'auto: bf16 on CPUs and GPUs that compute it natively, fp16 on other GPUs, int8 for a bundle '
+                        'with an int8 model, else fp32, said in one line: docs/inference.md)')
     parser.add_argument('--backend', choices=('torch', 'onnxruntime'), default=None,
                         help='default: onnxruntime for bundle folders, torch otherwise')
     parser.add_argument('--providers', nargs='+', default=None,

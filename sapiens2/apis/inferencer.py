@@ -1,6 +1,7 @@
 """``Sapiens2Inferencer``: run one or several task models on images, folders, videos or arrays."""
 import contextlib
 import os
+import warnings
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -9,6 +10,7 @@ from tqdm import tqdm
 
 from sapiens2.engine.checkpoint import trusted_checkpoints
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
 from .bbox_files import BoxesInput, load_bboxes, match_bboxes
@@ -69,7 +71,8 @@ class Sapiens2Inferencer:
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
         dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` (autocast), or ``'int8'`` (onnxruntime), where the device and
-            backend run it (``sapiens2.utils.devices``).
+            backend run it (``sapiens2.utils.devices``); ``'auto'``: the fastest one the device computes natively
+            (:func:`~sapiens2.utils.devices.auto_dtype`), said in one log line and recorded in the pose JSON.
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
@@ -100,11 +103,13 @@ class Sapiens2Inferencer:
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
         # a device, dtype or bundle that cannot run fails before any model is built
         plans = [plan_model(name, ckpt, device, dtype, backend) for name, ckpt in zip(models, weights)]
+        if dtype == AUTO:
+            warnings.warn(auto_dtype_line([(plan.model, plan.dtype, plan.why) for plan in plans]), DtypeNotice)
         tasks = []
         with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
             for plan in plans:
-                net = build_model(plan, dtype, providers)
-                tasks.append(build_task(net, net.cfg, dtype, task_options))
+                net = build_model(plan, providers)
+                tasks.append(build_task(net, net.cfg, plan.dtype, task_options))
         self._setup(tasks, batch_size)
 
     @classmethod

@@ -5,7 +5,7 @@ NVIDIA driver`` or ``Unexpected floating ScalarType`` from inside the forward). 
 torch is imported only when a device is resolved, so command lines can take the names without importing it.
 """
 import re
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 #: (backend, device type) -> the dtypes that run there. A new backend is a new row; the command line, the inferencer
 #: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model).
@@ -24,6 +24,10 @@ INT8_STEPS = ('export the model first (python tools/deploy/export.py CONFIG [CHE
               'run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)')
 #: The torch autocast dtype of each name (fp32 runs without autocast).
 _AUTOCAST = dict(bf16='bfloat16', fp16='float16')
+#: The dtype name that lets :func:`resolve_dtype` pick the fastest precision the device computes well.
+AUTO = 'auto'
+#: CPU flags that matter for inference speed, as /proc/cpuinfo names them (benchmarks print them).
+SPEED_FLAGS = ('avx2', 'avx512f', 'avx512_vnni', 'avx512_bf16', 'amx_tile', 'amx_bf16', 'amx_int8')
 
 
 def device_types(backend: str = 'torch') -> Tuple[str, ...]:
@@ -90,16 +94,49 @@ def check_dtype(dtype: str, device: str, backend: str = 'torch') -> None:
 def cpu_runs_bf16() -> bool:
     """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX, or the ``bf16`` flag of an Arm CPU); without it
     torch emulates bf16, slower than fp32."""
+    return cpu_bf16_feature() is not None
+
+
+def cpu_bf16_feature() -> Optional[str]:
+    """The CPU feature that computes bf16 natively (``avx512_bf16``, ``amx``, ``bf16`` on Arm), None without one."""
     import torch
-    probes = [getattr(torch.cpu, name, None) for name in ('_is_avx512_bf16_supported', '_is_amx_tile_supported')]
-    if any(probe is not None and probe() for probe in probes):
-        return True
+    for feature, name in (('avx512_bf16', '_is_avx512_bf16_supported'), ('amx', '_is_amx_tile_supported')):
+        probe = getattr(torch.cpu, name, None)
+        if probe is not None and probe():
+            return feature
+    flags = cpu_flags()
+    return next((flag for flag in ('avx512_bf16', 'amx_bf16', 'bf16') if flag in flags), None)
+
+
+def cpu_flags() -> Tuple[str, ...]:
+    """The feature flags of the first CPU in :data:`CPUINFO` (empty where it cannot be read)."""
+    return tuple(_cpuinfo_field(('flags', 'Features')).split())
+
+
+def cpu_model_name() -> str:
+    """The CPU's model name from :data:`CPUINFO`, else :func:`platform.processor` (``unknown`` without either)."""
+    import platform
+    return _cpuinfo_field(('model name', 'Model', 'Hardware')) or platform.processor() or 'unknown'
+
+
+def cpu_summary() -> str:
+    """One line for a benchmark's header: the CPU's model and which of :data:`SPEED_FLAGS` it has."""
+    flags = set(cpu_flags())
+    has = [flag for flag in SPEED_FLAGS if flag in flags]
+    return f'{cpu_model_name()}; flags: {" ".join(has) or "none of " + " ".join(SPEED_FLAGS)}'
+
+
+def _cpuinfo_field(names: Sequence[str]) -> str:
     try:
         with open(CPUINFO) as f:
-            flags = set(f.read().split())
+            lines = f.read().splitlines()
     except OSError:
-        return False
-    return bool(flags & {'avx512_bf16', 'amx_bf16', 'bf16'})
+        return ''
+    for line in lines:
+        key, sep, value = line.partition(':')
+        if sep and key.strip() in names:
+            return value.strip()
+    return ''
 
 
 def _check_cpu_bf16() -> None:
@@ -113,3 +150,61 @@ def autocast_dtype(dtype: str):
     """The torch dtype to autocast the forward to for ``dtype`` (None for fp32)."""
     import torch
     return getattr(torch, _AUTOCAST[dtype]) if dtype in _AUTOCAST else None
+
+
+def resolve_dtype(dtype: str, device: str, backend: str = 'torch',
+                  precisions: Optional[Sequence[str]] = None) -> Tuple[str, str]:
+    """(dtype, why): for ``'auto'`` the dtype :func:`auto_dtype` picks (``precisions``: those an exported bundle has
+    a model for) and why; any other dtype checked (:func:`check_dtype`), with an empty why."""
+    if dtype == AUTO:
+        return auto_dtype(device, backend, precisions)
+    check_dtype(dtype, device, backend)
+    return dtype, ''
+
+
+def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequence[str]] = None) -> Tuple[str, str]:
+    """The dtype ``auto`` runs on ``device`` with ``backend``, and why (docs/inference.md: devices and dtypes).
+
+    torch: bf16 on a CPU that computes bf16 natively and on a CUDA GPU that supports it, fp16 on other GPUs, fp32
+    on other CPUs. onnxruntime: int8 where the table runs it and the bundle has an int8 model (``precisions``), else
+    fp32.
+    """
+    device_type = str(device).split(':')[0]
+    runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type), ())
+    if not runs:
+        check_dtype('fp32', device, backend)  # one line naming the unknown backend or device
+    if backend == 'torch' and device_type == 'cpu':
+        feature = cpu_bf16_feature()
+        if feature and 'bf16' in runs:
+            return 'bf16', f'the CPU computes bf16 natively: {feature}'
+        return 'fp32', 'the CPU has no native bf16 (AVX512-BF16 or AMX); torch would emulate it, slower than fp32'
+    if backend == 'torch' and device_type == 'cuda':
+        import torch
+        index = int(str(device).split(':')[1]) if ':' in str(device) else None
+        name, (major, _) = torch.cuda.get_device_name(index), torch.cuda.get_device_capability(index)
+        if major >= 8 and 'bf16' in runs:  # Ampere and later compute bf16 natively
+            return 'bf16', f'{name} computes bf16 natively (compute capability {major}.x)'
+        return 'fp16', f'{name} lacks native bf16 (compute capability {major}.x, bf16 needs 8.0)'
+    if 'int8' in runs and 'int8' in (precisions or ()):
+        return 'int8', 'the bundle has an int8 model'
+    why = ('the bundle has no int8 model (export it with --int8)' if 'int8' in runs else
+           f'{backend} runs {", ".join(runs)} on the {device_type}')
+    return 'fp32', why
+
+
+class DtypeNotice(UserWarning):
+    """What ``--dtype auto`` picked; a command prints it as one ``<prog>: notice: dtype auto -> ...`` line."""
+
+
+def auto_dtype_line(choices: List[Tuple[str, str, str]]) -> str:
+    """One line saying what ``auto`` picked: ``choices`` holds (model, dtype, why) per model; models that got the
+    same dtype for the same reason share one clause."""
+    groups: Dict[Tuple[str, str], List[str]] = {}
+    for model, dtype, why in choices:
+        groups.setdefault((dtype, why), []).append(model)
+    if len(groups) == 1:
+        (dtype, why), = groups
+        return f'dtype auto -> {dtype} ({why})'
+    return 'dtype auto -> ' + '; '.join(f'{dtype} for {", ".join(models)} ({why})'
+                                        for (dtype, why), models in groups.items())
+

@@ -55,7 +55,7 @@ def test_user_boxes_and_files_written(inferencer, tmp_path):
     assert cv2.imread(str(out / 'seg' / 'p1.png')).shape == (70, 140, 3)  # image | overlay
     np.testing.assert_array_equal(np.load(out / 'seg' / 'p1_seg.npy'), results[1]['seg']['labels'])
     content = json.loads((out / 'pose' / 'p0.json').read_text())
-    assert set(content) == {'image_name', 'image_size', 'num_keypoints', 'kpt_thr_used', 'instances',
+    assert set(content) == {'image_name', 'image_size', 'num_keypoints', 'kpt_thr_used', 'dtype', 'instances',
                             'keypoint_names'}
     assert len(content['keypoint_names']) == 308 and content['keypoint_names'][0] == 'nose'
     assert content['num_keypoints'] == 308 and content['image_name'] == 'p0' and content['image_size'] == [50, 60]

@@ -113,3 +113,15 @@ def test_photo_ratio_reaches_the_data_and_the_card(monkeypatch):
     assert tool.photo_text(dict(tool.DATA, photo_ratio=0.5)) == ', 50% of the images over real photos (the package ' \
         'photos)'
     assert 'photos/mine' in tool.photo_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))
+
+
+def test_a_bf16_evaluation_gets_its_column_and_relative_change():
+    card = dict(reported=['mIoU'], baselines={'constant': {}},
+                metrics=dict(trained={'mIoU': 20.0}, trained_bf16={'mIoU': 19.9}, untrained={'mIoU': 0.3},
+                             constant={'mIoU': 3.6}))
+    header, _, row = tool.metrics_table(card)
+    assert header == '| metric | trained (fp16) | trained, run in bf16 | untrained | constant |'
+    assert row == '| mIoU | 20 | 19.9 | 0.3 | 3.6 |'
+    assert tool.relative_change(19.9, 20.0) == pytest.approx(-0.005)
+    del card['metrics']['trained_bf16']
+    assert tool.metrics_table(card)[0] == '| metric | trained (fp16) | untrained | constant |'

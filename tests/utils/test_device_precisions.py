@@ -80,3 +80,83 @@ def test_the_heads_run_in_bf16(monkeypatch):
     result = task.predict([image])[0]
     assert len(dtypes) >= 3 and set(dtypes) == {torch.bfloat16}
     assert np.isfinite(result['keypoints']).all()
+
+
+# ------------------------------------------------------------------------------------------------ dtype auto
+@pytest.mark.parametrize('flags, expected, feature', [
+    ('fpu avx2 avx512f avx512_vnni avx512_bf16', 'bf16', 'avx512_bf16'),
+    ('avx512f amx_tile amx_bf16', 'bf16', 'amx_bf16'),
+    ('fpu sse avx2 avx512f avx512_vnni', 'fp32', None),
+])
+def test_auto_on_the_cpu_follows_native_bf16(cpu_flags, flags, expected, feature):
+    cpu_flags(flags)
+    dtype, why = devices.resolve_dtype('auto', 'cpu')
+    assert dtype == expected
+    assert (feature in why) if feature else 'no native bf16' in why
+
+
+def test_auto_trusts_torchs_probe(monkeypatch, tmp_path):
+    monkeypatch.setattr(torch.cpu, '_is_avx512_bf16_supported', lambda: True)
+    monkeypatch.setattr(devices, 'CPUINFO', str(tmp_path / 'missing'))
+    assert devices.resolve_dtype('auto', 'cpu') == ('bf16', 'the CPU computes bf16 natively: avx512_bf16')
+
+
+@pytest.mark.parametrize('capability, expected', [((9, 0), 'bf16'), ((8, 0), 'bf16'), ((7, 5), 'fp16')])
+def test_auto_on_a_gpu_follows_its_compute_capability(monkeypatch, capability, expected):
+    asked = []
+    monkeypatch.setattr(torch.cuda, 'get_device_capability', lambda index=None: asked.append(index) or capability)
+    monkeypatch.setattr(torch.cuda, 'get_device_name', lambda index=None: 'Some GPU')
+    dtype, why = devices.resolve_dtype('auto', 'cuda:1')
+    assert dtype == expected and why.startswith('Some GPU') and asked == [1]
+
+
+@pytest.mark.parametrize('device, precisions, expected', [
+    ('cpu', ('fp32', 'int8'), 'int8'), ('cpu', ('fp32', ), 'fp32'), ('cuda', ('fp32', 'int8'), 'fp32')])
+def test_auto_with_a_bundle_follows_its_precisions(device, precisions, expected):
+    dtype, why = devices.resolve_dtype('auto', device, 'onnxruntime', precisions)
+    assert dtype == expected
+    if device == 'cpu' and expected == 'fp32':
+        assert '--int8' in why
+
+
+def test_an_explicit_dtype_is_checked_not_replaced(cpu_flags):
+    cpu_flags('avx512f avx512_bf16')
+    assert devices.resolve_dtype('fp32', 'cpu') == ('fp32', '')
+    with pytest.raises(ValueError, match='dtype fp16 does not run on the cpu'):
+        devices.resolve_dtype('fp16', 'cpu')
+    with pytest.raises(ValueError, match="backend 'tensorrt' is not known"):
+        devices.resolve_dtype('auto', 'cpu', 'tensorrt')
+
+
+def test_the_auto_line_groups_models_by_choice():
+    assert devices.auto_dtype_line([('a', 'bf16', 'why')]) == 'dtype auto -> bf16 (why)'
+    line = devices.auto_dtype_line([('a', 'bf16', 'x'), ('b', 'int8', 'y'), ('c', 'bf16', 'x')])
+    assert line == 'dtype auto -> bf16 for a, c (x); int8 for b (y)'
+
+
+def test_cpu_summary_names_the_model_and_the_speed_flags(monkeypatch, tmp_path):
+    (tmp_path / 'cpuinfo').write_text('processor\t: 0\nmodel name\t: AMD EPYC 9B14\nflags\t\t: fpu avx2 avx512f '
+                                      'avx512_bf16 sse4_2\n')
+    monkeypatch.setattr(devices, 'CPUINFO', str(tmp_path / 'cpuinfo'))
+    assert devices.cpu_summary() == 'AMD EPYC 9B14; flags: avx2 avx512f avx512_bf16'
+
+
+TINY_POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_tiny_pose_synthhumans-256x192.py')
+TINY_POSE_WEIGHTS = REPO / 'sapiens2' / 'demo_models' / 'sapiens2_tiny_pose_synthhumans-256x192.safetensors'
+#: Relative L2 error of the shipped tiny pose model's heatmaps in bf16 against fp32 on this test's input (measured
+#: about 0.01 on an AMD EPYC with AVX512-BF16).
+BF16_HEATMAP_TOLERANCE = 0.03
+
+
+@pytest.mark.skipif(not cpu_runs_bf16(), reason='the CPU computes bf16 natively only with AVX512-BF16 or AMX')
+def test_bf16_stays_close_to_fp32_on_the_tiny_pose_model():
+    from sapiens2.apis import init_model
+    model = init_model(TINY_POSE, str(TINY_POSE_WEIGHTS), device='cpu')
+    image = torch.from_numpy(np.random.default_rng(0).normal(0, 1, (1, 3, 256, 192)).astype(np.float32))
+    with torch.no_grad():
+        fp32 = model(image, None, mode='tensor')
+        with torch.autocast('cpu', dtype=torch.bfloat16):
+            bf16 = model(image, None, mode='tensor')
+    fp32, bf16 = (out[0] if isinstance(out, (tuple, list)) else out for out in (fp32, bf16))
+    error = float((bf16.float() - fp32).norm() / fp32.norm())
+    assert error < BF16_HEATMAP_TOLERANCE, error

@@ -16,8 +16,10 @@ Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap 
    with a card in ``--out``).
 
 ``--skip-train`` re-evaluates checkpoints already in ``--out``; ``--shipped`` re-evaluates the checkpoints shipped in
-``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set). Each
-step is one child process (``--evaluate`` is the internal entry point of step 4).
+``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set).
+``--bf16`` also evaluates the checkpoint in bf16 (torch autocast, as ``sapiens2-infer --dtype bf16`` runs it; mode
+``trained_bf16`` in the card, its headline's change from fp32 printed). Each step is one child process
+(``--evaluate`` is the internal entry point of step 4).
 """
 import argparse
 import json
@@ -41,6 +43,7 @@ DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0, photo_ratio=0.
 DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
+BF16_MODE = 'trained_bf16'  # the checkpoint evaluated under bf16 autocast (--bf16)
 
 
 def pose_options(root: str) -> Dict[str, str]:
@@ -339,14 +342,17 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
     for module in task.imports:
         __import__(module)
     cfg = load_config(osp.join(REPO, task.config), task.data_options(data_root) if data_root else None)
-    cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if mode == 'trained' else cfg
+    trained = mode in ('trained', BF16_MODE)
+    cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if trained else cfg
     cfg.work_dir = work_dir
+    if mode == BF16_MODE:  # MMEngine's test loop autocasts to bf16 on the CPU (an outer autocast it would disable)
+        cfg.test_cfg = dict(cfg.get('test_cfg') or dict(type='TestLoop'), fp16=True)
     cfg.default_hooks.pop('checkpoint', None)
     cfg.default_hooks.pop('visualization', None)
     extra = {}
     with DefaultScope.overwrite_default_scope(cfg.default_scope):
         runner = build_runner(cfg)
-        if mode != 'trained':
+        if not trained:
             runner.model.init_weights()
         if mode in BASELINES:
             fit, predictor, description = BASELINES[mode][task_name]
@@ -430,11 +436,14 @@ def photo_text(data: dict) -> str:
 
 
 def metrics_table(card: dict) -> List[str]:
-    """Markdown rows: every reported metric of the trained model, the untrained one and the baselines."""
-    lines = ['| metric | trained (fp16) | untrained | ' + ' | '.join(m.replace('_', ' ') for m in card['baselines']) +
-             ' |', '|---|---|---|' + '---|' * len(card['baselines'])]
+    """Markdown rows: every reported metric of the trained model (also in bf16 with ``--bf16``), the untrained one
+    and the baselines."""
+    bf16 = (BF16_MODE, ) if BF16_MODE in card['metrics'] else ()
+    modes = ('trained', *bf16, 'untrained', *card['baselines'])
+    lines = ['| metric | trained (fp16) | ' + ('trained, run in bf16 | ' if bf16 else '') + 'untrained | ' +
+             ' | '.join(m.replace('_', ' ') for m in card['baselines']) + ' |', '|---|' + '---|' * (len(modes))]
     for name in card['reported']:
-        row = [card['metrics'][which].get(name) for which in ('trained', 'untrained', *card['baselines'])]
+        row = [card['metrics'][which].get(name) for which in modes]
         lines.append(f'| {name} | ' + ' | '.join('-' if v is None else f'{v:.4g}' for v in row) + ' |')
     return lines
 
@@ -505,7 +514,7 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
     card.update(init='random (from scratch); see docs/pretraining.md')
     card['metrics'], card['baselines'] = {}, {}
-    for mode in task.modes():
+    for mode in task.modes() + ((BF16_MODE, ) if args.bf16 else ()):
         print(f'==> {name}: evaluating the {mode} model', flush=True)
         result_path = osp.join(work_dir, f'eval_{mode}.json')
         command = [sys.executable, osp.abspath(__file__), '--evaluate', name, mode, '--result', result_path,
@@ -529,7 +538,16 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
     print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
           f'(target {" ".join(map(str, task.target))})', flush=True)
+    if args.bf16:
+        bf16 = card['metrics'][BF16_MODE][task.headline]
+        print(f'    {name}: {task.headline}: bf16 {bf16:.4g} vs fp32 {trained:.4g} '
+              f'({relative_change(bf16, trained):+.2%} relative)', flush=True)
     return card
+
+
+def relative_change(value: float, reference: float) -> float:
+    """(value - reference) / |reference| (0 when both are 0)."""
+    return 0.0 if value == reference else (value - reference) / abs(reference) if reference else float('inf')
 
 
 def target_reached(task: DemoTask, metrics: Dict[str, Dict[str, float]]) -> bool:
@@ -558,6 +576,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--shipped', action='store_true',
                         help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
                              f'({shown(SHIPPED_DIR)}) into --out')
+    parser.add_argument('--bf16', action='store_true',
+                        help='also evaluate the checkpoint in bf16 (torch autocast; needs a CPU with native bf16 to '
+                        'be fast), as mode trained_bf16 in the card')
     parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
     parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
     parser.add_argument('--photo-ratio', type=float, default=DATA['photo_ratio'],

@@ -67,6 +67,7 @@ class PeopleComposer:
         self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
         self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
         self.bboxes, self.per_person, self.detector = bboxes or {}, per_person, detector
+        self.dtypes = {name: by_name[name].dtype for name in sorted(by_name) if hasattr(by_name[name], 'dtype')}
         names = sorted(by_name)
         if per_person and not any(name in CROPPED_MAPS for name in names):
             raise ValueError(f'--per-person crops the dense maps, but no dense task runs (tasks {names}); add one or '
@@ -245,8 +246,10 @@ class PeopleComposer:
         return [update_coco_results(checked(f'{out_dir}/{COCO_RESULTS}'), records)]
 
     def header(self, image_size: Optional[Sequence[int]]) -> dict:
-        """What an image's JSON (and a video's first JSON Lines line, with ``video``) says besides the people."""
-        header = dict(image_size=image_size, kpt_thr_used=self.kpt_thr, units='metres, camera frame')
+        """What an image's JSON (and a video's first JSON Lines line, with ``video``) says besides the people
+        (``dtype``: the precision each task's model ran in, by task name)."""
+        header = dict(image_size=image_size, kpt_thr_used=self.kpt_thr, units='metres, camera frame',
+                      dtype=self.dtypes)
         if self.pose is not None:
             header.update(keypoint_names=self.pose.keypoint_names())
         return header

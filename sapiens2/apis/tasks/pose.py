@@ -171,10 +171,12 @@ class PoseInferenceTask(BaseInferenceTask):
 
     def header(self, image_size: Optional[Sequence[int]]) -> dict:
         """What an image's JSON (and a video's first JSON Lines line, with ``video``) says besides the instances:
-        {image_size, num_keypoints, kpt_thr_used(, keypoint_format, keypoint_names)} (sizes are [width, height])."""
+        {image_size, num_keypoints, kpt_thr_used, dtype(, keypoint_format, keypoint_names)} (sizes are [width, height];
+        dtype: the precision the model ran in)."""
         names = self.keypoint_names()
         num_keypoints = len(self.keypoint_format.keypoint_names) if self.keypoint_format else self.num_keypoints
-        header = dict(image_size=image_size, num_keypoints=num_keypoints, kpt_thr_used=self.kpt_thr)
+        header = dict(image_size=image_size, num_keypoints=num_keypoints, kpt_thr_used=self.kpt_thr,
+                      dtype=self.dtype)
         if self.keypoint_format is not None:
             header.update(keypoint_format=self.keypoint_format.name)
         if names is not None:
