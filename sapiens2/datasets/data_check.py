@@ -28,9 +28,11 @@ def leaf_datasets(dataset) -> Iterator:
         yield from leaf_datasets(child)
 
 
-def check_dataset(dataset, max_masks: int = MAX_MASKS) -> Optional[str]:
+def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
     """Raise :class:`DataCheckError` when ``dataset`` (any wrapper of pose or seg datasets) does not match its
-    layout; return a summary of what was checked (None: no dataset of a kind this checks)."""
+    layout; return a summary of what was checked (None: no dataset of a kind this checks). ``max_masks``: label
+    maps read per segmentation dataset (None: :data:`MAX_MASKS`)."""
+    max_masks = MAX_MASKS if max_masks is None else max_masks
     summaries = []
     for leaf in leaf_datasets(dataset):
         if getattr(leaf, '_fully_initialized', True) is False:

@@ -79,7 +79,7 @@ def is_training_checkpoint(path: str) -> bool:
     (its pickle is scanned, never run)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            name = next((n for n in archive.namelist() if n.endswith('/data.pkl') or n == 'data.pkl'), None)
+            name = next((n for n in archive.namelist() if n.rpartition('/')[2] == 'data.pkl'), None)
             if name is None:
                 return False
             data = archive.read(name)

@@ -31,7 +31,7 @@ def logged():
 
 
 def images(*names):
-    return [Source('image', name, 'images', path=f'/photos/{name}.jpg') for name in names]
+    return [Source('image', name, 'images', path=f'photos/{name}.jpg') for name in names]
 
 
 def test_a_coco_annotation_file_gives_the_person_boxes_as_xyxy_per_file_name(tmp_path):

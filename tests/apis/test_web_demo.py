@@ -90,7 +90,7 @@ def test_people_option_with_pose_and_a_dense_model_shows_the_people_picture(tmp_
     shown, files, status = demo.run(photo, ['pose-tiny', 'seg-tiny'], people=True)
     assert [Path(p).relative_to(tmp_path).parts[1:] for p in shown] == [
         ('people', 'person.png'), ('pose', 'person.png'), ('seg', 'person.png')]
-    assert any(Path(f).name == 'people-images_coco_results.json' for f in files) and '(people)' in status
+    assert any(Path(f).name == 'people-coco_results.json' for f in files) and '(people)' in status
     with pytest.raises(ValueError, match='people needs a pose model and a seg, matting or pointmap model'):
         demo.run(photo, ['pose-tiny'], people=True)
 

@@ -1691,7 +1691,9 @@ def documented_errors(*areas: str) -> Tuple[Type[BaseException], ...]:
 def render_tables() -> str:
     """The markdown tables of docs/reliability.md (between the catalogue markers)."""
     lines = ['| Area | Bad input | Outcome | Expected | Test |', '|---|---|---|---|---|']
-    lines += [f'| {c.area} | {c.input} | {c.outcome()} | {c.expected} | `test_bad_input[{c.id}]` |' for c in CASES]
+    # this module's cases first, then each round's module by name, whatever order a test run imported them in
+    ordered = sorted(CASES, key=lambda c: (c.make.__module__ != __name__, c.make.__module__))
+    lines += [f'| {c.area} | {c.input} | {c.outcome()} | {c.expected} | `test_bad_input[{c.id}]` |' for c in ordered]
     lines += ['', f'{len(CASES)} cases, in `{TEST.split("::")[0]}` (`{TEST}[<case>]`).', '',
               '| Fault | Expected | Test |', '|---|---|---|']
     lines += [f'| {fault} | {expected} | `{test}` |' for fault, expected, test in FAULT_TESTS]
@@ -1743,6 +1745,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 # follow a link, work dirs that keep the user's files, damaged media and checkpoints, data checks, outputs that a
 # later run adds to, --bboxes as users have them) and the people (issue 39): the cases register from their own modules,
 # imported last (they import the helpers above).
+# Run as a script, this file imports itself as tests.reliability.catalogue, which imports them in this order.
+if __name__ == '__main__':
+    from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into
+    sys.exit(_catalogue.main())
 from tests.reliability import (  # noqa: E402,F401
     catalogue_bundle_data,
     catalogue_habits,
@@ -1751,7 +1757,3 @@ from tests.reliability import (  # noqa: E402,F401
     catalogue_people,
     catalogue_safe_writes,
 )
-
-if __name__ == '__main__':
-    from tests.reliability import catalogue as _catalogue  # the module the round-4 cases registered into
-    sys.exit(_catalogue.main())

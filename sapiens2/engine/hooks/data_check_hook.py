@@ -1,9 +1,9 @@
 """Check the datasets of a run against their layouts before the weights load and the first iteration."""
+from typing import Optional
+
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 from mmengine.runner import BaseLoop
-
-from sapiens2.datasets.data_check import MAX_MASKS, check_dataset
 
 
 @HOOKS.register_module()
@@ -13,15 +13,16 @@ class DataCheckHook(Hook):
     label maps sampled per dataset), so that data made for another layout stops with one line naming the file.
 
     Args:
-        max_masks: Label maps read per segmentation dataset.
+        max_masks: Label maps read per segmentation dataset (None: ``data_check.MAX_MASKS``).
     """
 
     priority = 'VERY_HIGH'
 
-    def __init__(self, max_masks: int = MAX_MASKS) -> None:
+    def __init__(self, max_masks: Optional[int] = None) -> None:
         self.max_masks = max_masks
 
     def before_run(self, runner) -> None:
+        from sapiens2.datasets.data_check import check_dataset  # the datasets need mmcv; the engine does not
         for name in ('_train_loop', '_val_loop', '_test_loop'):
             loop = getattr(runner, name, None)
             if isinstance(loop, BaseLoop):
