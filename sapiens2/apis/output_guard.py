@@ -15,14 +15,13 @@
 :func:`guarding` made active in the writing thread checks them too, whatever suffix they have.
 """
 import contextlib
-import json
 import logging
 import os
 import os.path as osp
 import threading
 from typing import Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from sapiens2.engine.atomic_save import atomic_write_bytes, refuse_links
+from sapiens2.engine.atomic_save import read_file_list, refuse_links, write_file_list
 
 #: The manifest of an output folder: a hidden JSON file listing the files sapiens2 wrote there.
 MANIFEST_NAME = '.sapiens2_outputs.json'
@@ -88,8 +87,7 @@ class OutputGuard:
         owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
         owned.update(self._key(path) for path in paths)
         self._owned = owned
-        content = dict(written_by='sapiens2', files=sorted(owned))
-        atomic_write_bytes(self.manifest, (json.dumps(content, indent=0) + '\n').encode())
+        write_file_list(self.manifest, 'sapiens2', owned)
 
     def _key(self, path: str) -> str:
         """``path`` relative to the output folder (symbolic links of folders resolved), with ``/``."""
@@ -98,12 +96,9 @@ class OutputGuard:
         return relative.replace(os.sep, '/')
 
     def _read_manifest(self) -> Set[str]:
-        if not osp.exists(self.manifest):
-            return set()
         try:
-            with open(self.manifest) as f:
-                return set(json.load(f)['files'])
-        except (OSError, ValueError, KeyError, TypeError) as err:
+            return read_file_list(self.manifest)
+        except ValueError as err:
             logger.warning('%s is not a readable sapiens2 manifest (%s): the files in %s count as not written by '
                            'sapiens2', self.manifest, err, self.out_dir)
             return set()

@@ -20,13 +20,14 @@ import contextlib
 import errno
 import glob
 import io
+import json
 import os
 import shutil
 import socket
 import stat
 import threading
 from pathlib import Path
-from typing import IO, Iterator, Optional
+from typing import IO, Iterable, Iterator, Optional, Set
 
 from mmengine.fileio import LocalBackend
 
@@ -276,6 +277,24 @@ def open_fresh(path: str | Path, mode: str = 'w', root: Optional[str | Path] = N
         os.unlink(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0), 0o666)
     return os.fdopen(fd, mode, **({} if 'b' in mode else {'encoding': 'utf-8'}))
+
+
+def read_file_list(path: str | Path) -> Set[str]:
+    """The ``files`` of a list of the files sapiens2 wrote into a folder (an output folder's manifest, a work dir's
+    checkpoint record; :func:`write_file_list`); empty where there is none, ``ValueError`` naming the problem for a
+    file that is no such list."""
+    if not os.path.exists(path):
+        return set()
+    try:
+        with open(path) as f:
+            return set(json.load(f)['files'])
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(str(err) or type(err).__name__) from err
+
+
+def write_file_list(path: str | Path, written_by: str, files: Iterable[str]) -> None:
+    """Write the list :func:`read_file_list` reads, atomically."""
+    atomic_write_text(path, json.dumps(dict(written_by=written_by, files=sorted(files)), indent=0) + '\n')
 
 
 class AtomicTextWriter(io.StringIO):

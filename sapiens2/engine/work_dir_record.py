@@ -14,7 +14,6 @@ keeps a record, ``<work_dir>/.sapiens2_checkpoints.json``, of the files of those
   leaves a file the record does not list where it is, with a warning.
 """
 import fnmatch
-import json
 import logging
 import os
 import os.path as osp
@@ -57,18 +56,15 @@ class WorkDirRecord:
 
     def add(self, names: List[str]) -> None:
         """List ``names`` (and forget listed files that are gone); rewrites the record atomically."""
-        from .atomic_save import atomic_write_text
+        from .atomic_save import write_file_list
         self.files = {name for name in self.files if osp.lexists(osp.join(self.work_dir, name))} | set(names)
-        atomic_write_text(self.path, json.dumps(dict(written_by='sapiens2 training', files=sorted(self.files)),
-                                                indent=0) + '\n')
+        write_file_list(self.path, 'sapiens2 training', self.files)
 
     def _read(self) -> Set[str]:
-        if not osp.exists(self.path):
-            return set()
+        from .atomic_save import read_file_list
         try:
-            with open(self.path) as f:
-                return set(json.load(f)['files'])
-        except (OSError, ValueError, KeyError, TypeError) as err:
+            return read_file_list(self.path)
+        except ValueError as err:
             _warn(f'{self.path} is not a readable sapiens2 record ({err}): the checkpoints in {self.work_dir} count '
                   'as not written by sapiens2')
             return set()
