@@ -294,6 +294,11 @@ def _apply_custom_layouts_on_read() -> None:
     upstream = Config.fromfile
 
     def fromfile(filename, *args, **kwargs):
+        from sapiens2.deploy.bundle import MANIFEST
+        folder = osp.dirname(osp.abspath(str(filename)))
+        if osp.isfile(osp.join(folder, MANIFEST)):  # a bundle's config: read as data, never run
+            from sapiens2.deploy.config_data import load_bundle_config
+            return load_bundle_config(str(filename), folder)
         cfg = upstream(filename, *args, **kwargs)
         if isinstance(cfg, Config):
             from sapiens2.metainfo.layout_file import check_keypoint_file
@@ -553,7 +558,9 @@ ADAPTATIONS: List[Adaptation] = [
         "Config.fromfile writes a config's custom_metainfo layout into its model and datasets "
         '(sapiens2.utils.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
         'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
-        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.metainfo.layout_file).",
+        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.metainfo.layout_file); "
+        "a config beside a bundle's sapiens2_bundle.json is read as data, never run (sapiens2.deploy.config_data), "
+        "whichever API reads it.",
         _apply_custom_layouts_on_read),
     Adaptation(
         'inferencer-strict-load', 'mmengine', ('0.10.7', ),

@@ -35,10 +35,6 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
                                     'such as sapiens2::pose/sapiens2_1b_pose_goliath-1024x768.py '
                                     '(`sapiens2 configs` lists them).')
         _check_config_suffix(path)
-        from sapiens2.deploy.bundle import MANIFEST
-        if osp.isfile(osp.join(osp.dirname(path), MANIFEST)):  # a bundle's config: read as data, never run
-            from sapiens2.deploy.config_data import load_bundle_config
-            return load_config(load_bundle_config(path, osp.dirname(path)), cfg_options, check_data_layout)
         try:
             cfg = Config.fromfile(path)
         except SyntaxError as err:

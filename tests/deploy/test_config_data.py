@@ -63,6 +63,19 @@ def test_a_config_file_beside_a_bundle_manifest_is_read_as_data_by_load_config(t
     assert load_config(str(tmp_path / 'config.py')).to_dict() == dict(default_scope='sapiens2')
 
 
+def test_mmpose_and_mmseg_apis_read_a_bundles_config_as_data(tmp_path):
+    """Their ``init_model`` reads the config with MMEngine's ``Config.fromfile``, which the adaptation routes."""
+    from mmpose.apis import init_model as mmpose_init_model
+    from mmseg.apis import init_model as mmseg_init_model
+    marker = tmp_path / 'marker'
+    (tmp_path / 'sapiens2_bundle.json').write_text('{}')
+    (tmp_path / 'config.py').write_text(f"_x = open({str(marker)!r}, 'w')\n")
+    for init_model in (mmpose_init_model, mmseg_init_model):
+        with pytest.raises(BundleError, match=rf"^{tmp_path}/config\.py, line 1: a call to open; {HOW}"):
+            init_model(str(tmp_path / 'config.py'), device='cpu')
+    assert not marker.exists()
+
+
 # ------------------------------------------------------------------------------------------- exported bundles
 def _with_code(bundles, tmp_path):
     """A copy of the exported pose bundle whose config.py first writes a marker file, and that marker."""
