@@ -5,6 +5,8 @@ import pytest
 from mmpose.registry import TRANSFORMS
 from mmpose.structures.bbox import get_udp_warp_matrix
 
+import sapiens2.datasets  # noqa: F401  (registers the transforms, so that this file also passes on its own)
+
 
 def results_with(img: np.ndarray, keypoints: np.ndarray, center, scale) -> dict:
     return dict(img=img, keypoints=keypoints[None].astype(np.float32), keypoints_visible=np.ones((1, len(keypoints))),
@@ -70,3 +72,25 @@ def test_annotated_image_size_check():
     with pytest.raises(ValueError, match=r'image a\.png is 48x64 \(width x height\) but ann\.json gives 48x32 for '
                        r'image 3'):
         check(dict(same, annotated_img_shape=(32, 48)))
+
+
+def test_part_keypoint_weights_scale_the_target_weights_of_a_part():
+    """The face weight reaches the loss's target weights through mmpose's own GenerateTarget."""
+    partitions = dict(body=[0, 1], face=[2, 3, 4])
+    weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=partitions, weights=dict(face=0.1)))
+    codec = dict(type='MSRAHeatmap', input_size=(48, 64), heatmap_size=(12, 16), sigma=2.0)
+    target = TRANSFORMS.build(dict(type='GenerateTarget', encoder=codec, use_dataset_keypoint_weights=True))
+    keypoints = np.array([[10., 10.], [20., 30.], [30., 20.], [25., 25.], [12., 40.]])
+    results = dict(keypoints=keypoints[None].astype(np.float32), keypoints_visible=np.ones((1, 5), np.float32),
+                   transformed_keypoints=keypoints[None].astype(np.float32),
+                   dataset_keypoint_weights=np.array([1., 2., 1., 1., 1.], np.float32))
+    out = target(weigh(results))
+    np.testing.assert_allclose(out['keypoint_weights'][0], [1., 2., .1, .1, .1], rtol=1e-6)
+
+
+def test_part_keypoint_weights_name_an_unknown_part_or_index():
+    with pytest.raises(KeyError, match="weights name parts \\['hands'\\]"):
+        TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=dict(face=[0]), weights=dict(hands=0.5)))
+    weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=dict(face=[7]), weights=dict(face=0.5)))
+    with pytest.raises(ValueError, match="part 'face' has keypoint index 7, but the sample has 2 keypoints"):
+        weigh(dict(keypoints=np.zeros((1, 2, 2), np.float32)))

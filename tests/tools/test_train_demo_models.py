@@ -125,3 +125,19 @@ def test_a_bf16_evaluation_gets_its_column_and_relative_change():
     assert tool.relative_change(19.9, 20.0) == pytest.approx(-0.005)
     del card['metrics']['trained_bf16']
     assert tool.metrics_table(card)[0] == '| metric | trained (fp16) | untrained | constant |'
+
+
+@pytest.mark.parametrize('name', sorted(tool.CONTINUE_ITERS))
+def test_init_shipped_continues_from_the_shipped_file_on_a_short_schedule(name):
+    """--init shipped: the options load the shipped checkpoint and fit warm-up and decay into the shorter run."""
+    from sapiens2.engine.launch import load_config
+    cfg = load_config(str(REPO / tool.TASKS[name].config))
+    checkpoint = f'sapiens2/demo_models/{tool.config_name(tool.TASKS[name])}.safetensors'
+    from mmengine.config import DictAction  # how tools/train.py parses --cfg-options
+    cfg.merge_from_dict({key: DictAction._parse_iterable(value)
+                         for key, value in tool.continue_options(name, checkpoint).items()})
+    iters = tool.CONTINUE_ITERS[name]
+    assert cfg.load_from == checkpoint and (REPO / checkpoint).is_file()
+    assert cfg.train_cfg.max_iters == iters == cfg.default_hooks.checkpoint.interval == cfg.param_scheduler[1].end
+    assert [cfg.param_scheduler[0].end, cfg.param_scheduler[1].begin] == [tool.CONTINUE_WARMUP] * 2
+    assert cfg.optim_wrapper.optimizer.lr == tool.CONTINUE_LR

@@ -44,6 +44,10 @@ DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
 BF16_MODE = 'trained_bf16'  # the checkpoint evaluated under bf16 autocast (--bf16)
+# --init shipped: iterations of training that continue from the shipped checkpoint (peak lr, warm-up), sized so that
+# --jobs 2 --threads 1 takes about 45 min of training on 2 cores (pose on one core, the other five on the other).
+CONTINUE_ITERS = dict(pose=3000, seg=1500, normal=400, pointmap=400, albedo=400, matting=600)
+CONTINUE_LR, CONTINUE_WARMUP = 1e-3, 20
 
 
 def pose_options(root: str) -> Dict[str, str]:
@@ -102,6 +106,21 @@ TASKS: Dict[str, DemoTask] = {
                              'matting/mse_unknown', 'matting/fg_mse'), ('sapiens2_matting', ),
         ('constant', 'hard_mask')),
 }
+
+
+def continue_options(name: str, checkpoint: str) -> Dict[str, str]:
+    """--cfg-options that start from ``checkpoint`` and shorten the config's schedule (warm-up, then linear decay)."""
+    iters = CONTINUE_ITERS[name]
+    return {'load_from': checkpoint, 'train_cfg.max_iters': str(iters), 'train_cfg.val_interval': str(iters),
+            'default_hooks.checkpoint.interval': str(iters), 'optim_wrapper.optimizer.lr': str(CONTINUE_LR),
+            'param_scheduler.0.end': str(CONTINUE_WARMUP), 'param_scheduler.1.begin': str(CONTINUE_WARMUP),
+            'param_scheduler.1.end': str(iters)}
+
+
+def file_sha256(path: str) -> str:
+    import hashlib
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def config_name(task: DemoTask) -> str:
@@ -485,6 +504,11 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     stem = config_name(task)
     work_dir = osp.join(args.out, 'train', stem)
     options = task.data_options(data_root) if args.data_root != DEFAULT_DATA_ROOT else {}
+    shipped_start = osp.join(SHIPPED_DIR, f'{stem}.safetensors')
+    if args.init == 'shipped':
+        with open(osp.join(SHIPPED_DIR, f'{stem}.json')) as f:
+            start_card = json.load(f)
+        options.update(continue_options(name, shown(shipped_start)))
     train_cmd = ['tools/train.py', task.config, '--work-dir', shown(work_dir), *option_args(options)]
     source = SHIPPED_DIR if args.shipped else args.out
     checkpoint = osp.join(source, f'{stem}.safetensors')
@@ -506,13 +530,18 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
             'python ' + ' '.join(train_cmd),
             data=dict(data, size=list(data['size']), root=shown(data_root), renderer_version=RENDERER_VERSION,
                       train_samples=train_samples(name, data_root, data), render_s=round(data_s, 1)),
-            training=dict(iterations=cfg.train_cfg.max_iters, batch_size=cfg.train_dataloader.batch_size,
+            training=dict(iterations=CONTINUE_ITERS[name] if args.init == 'shipped' else cfg.train_cfg.max_iters,
+                          batch_size=cfg.train_dataloader.batch_size,
                           wall_s=round(wall, 1), cpu_s=round(cpu, 1),
                           threads=env.get('OMP_NUM_THREADS', f'default ({os.cpu_count()} cores)'),
                           load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
                           machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()))
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
-    card.update(init='random (from scratch); see docs/pretraining.md')
+    if not (args.skip_train or args.shipped):
+        card['init'] = ('random (from scratch); see docs/pretraining.md' if args.init == 'scratch' else
+                        dict(checkpoint=shown(shipped_start), sha256=file_sha256(shipped_start), lr=CONTINUE_LR,
+                             warmup_iters=CONTINUE_WARMUP,
+                             its_card={key: start_card.get(key) for key in ('command', 'data', 'training', 'init')}))
     card['metrics'], card['baselines'] = {}, {}
     for mode in task.modes() + ((BF16_MODE, ) if args.bf16 else ()):
         print(f'==> {name}: evaluating the {mode} model', flush=True)
@@ -572,6 +601,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--threads', type=int, default=None, help='OMP_NUM_THREADS of the children (default: unset)')
     parser.add_argument('--jobs', type=int, default=1,
                         help='tasks trained and evaluated at the same time (e.g. --jobs 2 --threads 1 on 2 cores)')
+    parser.add_argument('--init', choices=('scratch', 'shipped'), default='scratch',
+                        help='train from scratch on the config\'s schedule, or continue from the shipped checkpoint '
+                        f'for a shorter one ({CONTINUE_ITERS} iterations)')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
     parser.add_argument('--shipped', action='store_true',
                         help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '

@@ -1,7 +1,8 @@
 """Pose transforms that mmpose lacks (registered into mmpose's TRANSFORMS)."""
 from .check_image_size import CheckAnnotatedImageSize
 from .coarse_dropout import CoarseDropout
+from .part_keypoint_weights import PartKeypointWeights
 from .random_blur import RandomBlur
 from .topdown_affine import Sapiens2TopdownAffine
 
-__all__ = ['CheckAnnotatedImageSize', 'CoarseDropout', 'RandomBlur', 'Sapiens2TopdownAffine']
+__all__ = ['CheckAnnotatedImageSize', 'CoarseDropout', 'PartKeypointWeights', 'RandomBlur', 'Sapiens2TopdownAffine']
