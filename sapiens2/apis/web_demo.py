@@ -5,6 +5,7 @@ machine), see the pictures and download the raw results (JSON, NPY...). It works
 version check, no external fonts or scripts, and only the checkpoints already here. Gradio is an optional extra
 (``pip install 'sapiens2[web]'``; docs/install.md) imported by :func:`serve` alone.
 """
+import json
 import os
 import os.path as osp
 import shutil
@@ -28,6 +29,8 @@ MAX_UPLOAD_MB = 100
 USER_ERRORS = (OSError, ValueError, KeyError)
 #: The tasks that, with pose, give people their masks or 3D keypoints (:class:`sapiens2.apis.people.PeopleComposer`).
 PEOPLE_TASKS = ('seg', 'matting', 'pointmap')
+#: The keypoint threshold the page starts with (the CLI's ``--kpt-thr`` default).
+DEFAULT_KPT_THR = 0.3
 
 
 def checkpoint_on_this_machine(entry: ModelZooEntry) -> bool:
@@ -73,6 +76,32 @@ def split_outputs(out_dir: str, name: str) -> Tuple[List[str], List[str]]:
                 is_picture = folder == osp.join(out_dir, task) and file in (f'{name}.png', f'{name}.mp4')
                 (pictures if is_picture else raw).append(path)
     return pictures, raw
+
+
+def pose_status(out_dir: str, name: str, kpt_thr: float) -> str:
+    """What the pose picture of the photo ``name`` shows, from its JSON: people drawn, or why none is (the page has no
+    person detector, so a photo without boxes is one box; a landscape then scores no keypoint above ``kpt_thr``).
+    Empty for a video or a run without pose."""
+    path = osp.join(out_dir, 'pose', f'{name}.json')
+    if not osp.isfile(path):
+        return ''
+    with open(path) as f:
+        instances = json.load(f).get('instances', [])
+    drawn = [sum(score > kpt_thr for score in person['keypoint_scores']) for person in instances]
+    if any(drawn):
+        return f'pose: {sum(n > 0 for n in drawn)} person box(es), {sum(drawn)} keypoints above {kpt_thr:g}'
+    return (f'pose: no person found - no keypoint scored above the threshold {kpt_thr:g}. The page has no person '
+            'detector, so the whole photo was one person box; lower the threshold, or use a photo where a person '
+            'fills most of the frame (`sapiens2 infer --bboxes` or `--det-config` for boxes).')
+
+
+def set_keypoint_threshold(inferencer, kpt_thr: float) -> None:
+    """Draw ``inferencer``'s pose keypoints from ``kpt_thr`` on (the page's slider; no model is rebuilt)."""
+    if not 0.0 <= kpt_thr <= 1.0:
+        raise ValueError(f'the keypoint threshold is a score between 0 and 1, got {kpt_thr}')
+    for task in inferencer.tasks:
+        if hasattr(task, 'kpt_thr'):
+            task.kpt_thr = float(kpt_thr)
 
 
 def browser_video(path: str) -> str:
@@ -147,10 +176,11 @@ class WebDemo:
             self._inferencers[key] = Sapiens2Inferencer(list(key), device=self.device)
         return self._inferencers[key]
 
-    def run(self, path: Optional[str], models: Sequence[str],
-            people: bool = False) -> Tuple[List[str], List[str], str]:
+    def run(self, path: Optional[str], models: Sequence[str], people: bool = False,
+            kpt_thr: float = DEFAULT_KPT_THR) -> Tuple[List[str], List[str], str]:
         """Run ``models`` on the photo or video ``path``: (pictures to show, files to download, a status line).
         ``people``: also the people picture (instance masks, 3D skeletons) and records (:mod:`sapiens2.apis.people`).
+        ``kpt_thr``: pose keypoints drawn from this score on.
         """
         if not path:
             raise ValueError('upload a photo or a video first')
@@ -160,7 +190,9 @@ class WebDemo:
             raise ValueError(f'people needs a pose model and a {", ".join(PEOPLE_TASKS[:-1])} or {PEOPLE_TASKS[-1]} '
                              f'model, got {", ".join(models)}; add one of them')
         out_dir = tempfile.mkdtemp(prefix='run-', dir=self.out_root)
-        self.inferencer(models)(path, out_dir=out_dir, show_progress=False, return_results=False, people=people)
+        inferencer = self.inferencer(models)
+        set_keypoint_threshold(inferencer, kpt_thr)
+        inferencer(path, out_dir=out_dir, show_progress=False, return_results=False, people=people)
         name = osp.splitext(osp.basename(path))[0]
         pictures, raw = split_outputs(out_dir, name)
         shown = [browser_video(p) if p.endswith('.mp4') else p for p in pictures]
@@ -168,7 +200,8 @@ class WebDemo:
         files = download_names(raw, out_dir, downloads)
         archive = zip_files(pictures + raw, out_dir, osp.join(downloads, f'{name}_results.zip'))
         what = ', '.join(models) + (' (people)' if people else '')
-        return shown, [archive] + files, f'{what} on {osp.basename(path)}: {len(raw)} raw result files'
+        lines = [f'{what} on {osp.basename(path)}: {len(raw)} raw result files', pose_status(out_dir, name, kpt_thr)]
+        return shown, [archive] + files, '\n\n'.join(line for line in lines if line)
 
 
 def gradio_temp_dir(out_root: str) -> str:
@@ -233,6 +266,8 @@ def build_page(demo: WebDemo):
                 models = gr.CheckboxGroup(choices=shipped + cached, value=default, label='Models', elem_id='models')
                 people = gr.Checkbox(value=False, label='People: one mask and 3D skeleton per person',
                                      visible=people_offered(default), elem_id='people')
+                kpt_thr = gr.Slider(0.0, 1.0, value=DEFAULT_KPT_THR, step=0.05, label='Keypoint threshold (pose)',
+                                    elem_id='kpt-thr')
                 with gr.Tabs():
                     with gr.Tab('Photo'):
                         photo = gr.Image(type='filepath', sources=['upload'], label='Photo', elem_id='photo')
@@ -249,8 +284,8 @@ def build_page(demo: WebDemo):
         for upload, what in ((photo, 'a photo'), (video, 'a video')):  # decoded by Gradio before predict runs
             upload.preprocess = shown_errors(gr, upload.preprocess, what)
         models.change(lambda chosen: gr.update(**people_option(chosen)), models, people)
-        photo_button.click(predict, [photo, models, people], [gallery, files, status])
-        video_button.click(predict, [video, models, people], [gallery, files, status])
+        photo_button.click(predict, [photo, models, people, kpt_thr], [gallery, files, status])
+        video_button.click(predict, [video, models, people, kpt_thr], [gallery, files, status])
     return page
 
 

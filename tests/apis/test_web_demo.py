@@ -81,6 +81,22 @@ def test_run_on_a_photo_and_a_video(tmp_path, photo):
         demo.run(photo, [])
 
 
+def test_keypoint_threshold_and_a_photo_where_no_person_is_found(tmp_path, photo):
+    """The page's threshold slider reaches the pose picture and JSON; a photo with no keypoint above it says why."""
+    demo = WebDemo(str(tmp_path), device='cpu')
+    _, files, status = demo.run(photo, ['pose-tiny'], kpt_thr=0.05)
+    pose_json = next(f for f in files if Path(f).name == 'pose-person.json')
+    assert json.loads(Path(pose_json).read_text())['kpt_thr_used'] == 0.05
+    assert 'pose: 1 person box(es), ' in status and 'keypoints above 0.05' in status
+    _, _, status = demo.run(photo, ['pose-tiny'], kpt_thr=1.0)  # no score reaches 1
+    assert 'pose: no person found - no keypoint scored above the threshold 1' in status
+    assert 'the whole photo was one person box' in status
+    with pytest.raises(ValueError, match='the keypoint threshold is a score between 0 and 1, got 1.5'):
+        demo.run(photo, ['pose-tiny'], kpt_thr=1.5)
+    _, _, status = demo.run(photo, ['seg-tiny'], kpt_thr=0.5)
+    assert 'pose:' not in status  # no pose, no pose line
+
+
 def test_people_option_with_pose_and_a_dense_model_shows_the_people_picture(tmp_path, photo):
     assert people_option(['pose-tiny']) == dict(visible=False, value=False)  # hidden and cleared
     assert people_option(['seg-tiny', 'normal-tiny']) == dict(visible=False, value=False)
@@ -171,6 +187,7 @@ def test_web_demo_in_a_browser(photo):
     assert any(name.endswith('person_results.zip') for name in page['files'])
     assert 'on person.png' in page['status'] and all(alias in page['status'] for alias in ('pose-tiny', 'seg-tiny',
                                                                                             'normal-tiny'))
+    assert page['threshold'] and 'keypoints above 0.3' in page['status']  # the slider, and what pose drew
     assert page['external'] == []  # no fonts, scripts or analytics from outside: it works with no network
 
 

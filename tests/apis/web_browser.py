@@ -67,6 +67,7 @@ def main(url: str, photo: str, screenshot: str = '') -> None:
             pictures=driver.execute_script(loaded),
             files=driver.execute_script(files),
             status=driver.find_element(By.ID, 'status').text,
+            threshold=bool(driver.find_elements(By.CSS_SELECTOR, '#kpt-thr input')),
             external=[u for u in requested_urls(driver) if not u.startswith((base, 'data:', 'blob:'))])))
     finally:
         driver.quit()
