@@ -1,6 +1,7 @@
 """Real-photo backgrounds of SynthHumans: deterministic crops, exact alpha compositing, labels untouched."""
 import json
 import os
+import sys
 
 import cv2
 import numpy as np
@@ -135,5 +136,6 @@ def test_package_photos_are_found_in_an_installed_package_without_importing_it(t
     _write_photos(package / 'data', count=1)
     os.rename(package / 'data' / 'scene_0.png', package / 'data' / 'brick.png')
     monkeypatch.syspath_prepend(str(tmp_path / 'site'))
+    monkeypatch.delitem(sys.modules, 'skimage', raising=False)  # mmdet imports the real one where it is installed
     found = [p for p in package_photo_paths() if p.startswith(str(tmp_path))]
     assert found == [str(package / 'data' / 'brick.png')]
