@@ -201,8 +201,8 @@ def _read_configs_in_checkpoints_as_data() -> None:
     upstream = Config.fromstring
 
     def fromstring(cfg_str: str, file_format: str) -> Config:
+        from sapiens2.config.literals import ConfigNotDataError, config_values
         from sapiens2.engine.checkpoint import UnsafeCheckpointError, checkpoint_trusted
-        from sapiens2.utils.config_literals import ConfigNotDataError, config_values
         if file_format != '.py' or checkpoint_trusted():
             return upstream(cfg_str, file_format)
         try:
@@ -231,13 +231,18 @@ def _resume_from_a_valid_record() -> None:
 
 # --- mmpose, mmseg, mmdet --------------------------------------------------------------------------------------------
 
+def _loads_strictly(model) -> bool:
+    """Whether ``model`` holds a module whose class says ``sapiens2_loads_strictly`` (the Sapiens2 backbone does):
+    an attribute, so that the adaptations need not import the models."""
+    return any(getattr(type(module), 'sapiens2_loads_strictly', False) for module in model.modules())
+
+
 def _load_sapiens2_models_strictly(module_name: str) -> Callable[[], None]:
     """Replaces ``load_checkpoint`` in an OpenMMLab ``apis.inference`` module (``init_model``/``init_detector``)."""
 
     def patch(module: ModuleType) -> None:
         from sapiens2.engine.checkpoint import strict_load_checkpoint_for_sapiens2
-        from sapiens2.models.backbones.sapiens2 import contains_sapiens2
-        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint, contains_sapiens2)
+        module.load_checkpoint = strict_load_checkpoint_for_sapiens2(module.load_checkpoint, _loads_strictly)
 
     return lambda: _patch_module(module_name, patch)
 
@@ -301,8 +306,8 @@ def _apply_custom_layouts_on_read() -> None:
             return load_bundle_config(str(filename), folder)
         cfg = upstream(filename, *args, **kwargs)
         if isinstance(cfg, Config):
-            from sapiens2.metainfo.layout_file import check_keypoint_file
-            from sapiens2.utils.custom_layout import apply_custom_layout
+            from sapiens2.config.custom_layout import apply_custom_layout
+            from sapiens2.config.layout_file import check_keypoint_file
             check_keypoint_file(str(filename), cfg.get('dataset_info'))
             apply_custom_layout(cfg)
         return cfg
@@ -360,9 +365,8 @@ def _load_sapiens2_inferencer_weights_strictly(module_name: str) -> Callable[[],
 
     def patch(module: ModuleType) -> None:
         from sapiens2.engine.checkpoint import strict_load_checkpoint_dict_for_sapiens2
-        from sapiens2.models.backbones.sapiens2 import contains_sapiens2
         module._load_checkpoint_to_model = strict_load_checkpoint_dict_for_sapiens2(module._load_checkpoint_to_model,
-                                                                                   contains_sapiens2)
+                                                                                   _loads_strictly)
 
     return lambda: _patch_module(module_name, patch)
 
@@ -517,7 +521,7 @@ ADAPTATIONS: List[Adaptation] = [
     Adaptation(
         'checkpoint-config-as-data', 'mmengine', ('0.10.7', ),
         "Config.fromstring reads a .py text as data (the literal assignments Config.dump writes, "
-        "sapiens2.utils.config_literals) unless checkpoints are trusted: MMEngine calls it only on the config a "
+        "sapiens2.config.literals) unless checkpoints are trusted: MMEngine calls it only on the config a "
         "checkpoint carries (Runner and FlexibleRunner resume: meta.config; mmengine.infer: meta.cfg), which it "
         'would otherwise run.',
         _read_configs_in_checkpoints_as_data),
@@ -556,9 +560,9 @@ ADAPTATIONS: List[Adaptation] = [
     Adaptation(
         'custom-layout-on-read', 'mmengine', ('0.10.7', ),
         "Config.fromfile writes a config's custom_metainfo layout into its model and datasets "
-        '(sapiens2.utils.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
+        '(sapiens2.config.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
         'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
-        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.metainfo.layout_file); "
+        "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.config.layout_file); "
         "a config beside a bundle's sapiens2_bundle.json is read as data, never run (sapiens2.deploy.config_data), "
         "whichever API reads it.",
         _apply_custom_layouts_on_read),

@@ -40,7 +40,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     if rest:
         parser.error(f'unrecognized arguments: {" ".join(rest)}')
     if args.command == 'configs':
-        from sapiens2.config_files import PREFIX, list_configs
+        from sapiens2.config.packaged import PREFIX, list_configs
         print('\n'.join(PREFIX + name for name in list_configs()))
         return 0
     if args.command == 'models':

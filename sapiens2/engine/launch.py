@@ -7,11 +7,11 @@ from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exp
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 
+from sapiens2.config.checks import check_config
+from sapiens2.config.custom_layout import apply_custom_layout
+from sapiens2.config.option_checks import check_cfg_options
 from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.engine.work_dir import check_work_dir, claim_work_dir
-from sapiens2.utils.config_check import check_config
-from sapiens2.utils.config_options import check_cfg_options
-from sapiens2.utils.custom_layout import apply_custom_layout
 
 
 def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, check_data_layout: bool = True
@@ -22,13 +22,13 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
 
     Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
     module is built. A ``custom_metainfo`` layout is written into the datasets and the model here
-    (:func:`~sapiens2.utils.custom_layout.apply_custom_layout`). ``check_data_layout=False`` (inference, which
+    (:func:`~sapiens2.config.custom_layout.apply_custom_layout`). ``check_data_layout=False`` (inference, which
     reads no dataset) skips the checks of the head and metrics against the datasets' layout.
     """
     if isinstance(config, Config):
         cfg = config
     else:
-        from sapiens2.config_files import PREFIX, config_path
+        from sapiens2.config.packaged import PREFIX, config_path
         path = config_path(config) if str(config).startswith(PREFIX) else str(config)
         if not osp.isfile(path):
             raise FileNotFoundError(f'Config file {path} does not exist; give a config file or a packaged name '

@@ -100,9 +100,8 @@ def _trunk_widths(head_config: dict) -> dict:
 
 def trunk_widths(head: nn.Module) -> Optional[dict]:
     """The channel widths of a PixelShuffle dense-trunk head as its constructor arguments, or None for others."""
-    from sapiens2.interop.transformers_config import dense_trunk_head_config
     from sapiens2.models.heads import DenseTrunkHead
-    return _trunk_widths(dense_trunk_head_config(head)) if isinstance(head, DenseTrunkHead) else None
+    return head.trunk_widths() if isinstance(head, DenseTrunkHead) else None
 
 
 def hub_trunk_widths(config: dict) -> Optional[dict]:

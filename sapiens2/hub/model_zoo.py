@@ -70,7 +70,7 @@ class ModelZooEntry:
 
 
 def _packaged_tables() -> List[str]:
-    from sapiens2.config_files import config_dir
+    from sapiens2.config.packaged import config_dir
     tables = [osp.join(osp.dirname(osp.abspath(__file__)), TABLE_FILE)]
     for folder, dirs, files in sorted(os.walk(config_dir(), followlinks=True)):
         dirs.sort()
@@ -229,7 +229,7 @@ def resolve_model(model: str, weights: Optional[str] = None) -> Tuple[str, Optio
     """
     entry = None if osp.exists(model) else get_entry(model)
     if entry is not None:
-        from sapiens2.config_files import config_path
+        from sapiens2.config.packaged import config_path
         if not entry.config:
             raise ValueError(f'{model} ({entry.repo}) is a checkpoint without a model config: use it where a '
                              f'checkpoint goes (init_cfg, load_from, --weights), with a config that fits it')

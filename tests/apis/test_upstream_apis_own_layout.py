@@ -120,8 +120,8 @@ def test_saved_config_is_self_contained(own, tmp_path, monkeypatch):
 
     from mmseg.apis import init_model as mmseg_init_model
 
+    from sapiens2.config.layout_checks import swapping_nodes
     from sapiens2.engine.launch import load_config
-    from sapiens2.utils.config_layout import swapping_nodes
     copy = tmp_path / 'work_dir' / 'seg5.py'
     copy.parent.mkdir()
     load_config(own['seg_cfg']).dump(str(copy))

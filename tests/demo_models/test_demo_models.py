@@ -117,7 +117,7 @@ def test_evaluation_only_command_never_writes_into_the_shipped_folder():
 
 @pytest.mark.parametrize('name', TASK_NAMES)
 def test_tiny_alias_resolves_to_the_shipped_file_offline(name, monkeypatch):
-    from sapiens2.config_files import config_path
+    from sapiens2.config.packaged import config_path
     from sapiens2.hub.model_zoo import resolve_model
     from sapiens2.hub.resolve import resolve_alias
     monkeypatch.setenv('HF_HUB_OFFLINE', '1')

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from sapiens2.config_files import config_path
+from sapiens2.config.packaged import config_path
 from sapiens2.hub import model_zoo
 from sapiens2.hub.download import HubCheckpointNotFoundError
 from sapiens2.hub.resolve import resolve_alias
@@ -45,7 +45,7 @@ def test_a_project_adds_the_config_of_a_released_repository(tmp_path, monkeypatc
     (configs / 'matting' / 'sapiens2_1b_matting.py').write_text('model = dict()\n')
     write_table(configs / 'matting' / 'model_zoo.json',
                 [{'alias': 'matting-1b', 'config': 'sapiens2::matting/sapiens2_1b_matting.py'}])
-    monkeypatch.setattr('sapiens2.config_files.config_dir', lambda: str(configs))
+    monkeypatch.setattr('sapiens2.config.packaged.config_dir', lambda: str(configs))
     entry = model_zoo.get_entry('matting-1b')
     assert entry.repo == 'facebook/sapiens2-matting-1b' and entry.config == 'sapiens2::matting/sapiens2_1b_matting.py'
     assert len(entry.sources) == 2 and 'matting' in model_zoo.tasks()

@@ -3,7 +3,7 @@ a strategy without the FlexibleRunner that uses it."""
 import pytest
 from mmengine.config import Config
 
-from sapiens2.utils.config_check import UnknownTypeError, check_config_types
+from sapiens2.config.checks import UnknownTypeError, check_config_types
 from tests.engine.dist_launch import REPO, TOY_CONFIG
 
 
@@ -55,7 +55,7 @@ def test_strategy_without_flexible_runner_is_reported(tmp_path):
 def test_misspelled_top_level_keys_warn_with_the_key_they_resemble():
     import warnings
 
-    from sapiens2.utils.config_check import ConfigKeyWarning, check_top_level_keys
+    from sapiens2.config.checks import ConfigKeyWarning, check_top_level_keys
     with pytest.warns(ConfigKeyWarning) as caught:
         check_top_level_keys(dict(load_form='x.pth', resum=True, train_dataloder=dict(batch_size=2)))
     messages = sorted(str(w.message) for w in caught)
@@ -74,8 +74,8 @@ def test_misspelled_top_level_keys_warn_with_the_key_they_resemble():
 def test_packaged_configs_raise_no_key_or_value_complaint():
     import warnings
 
-    from sapiens2.config_files import config_path
-    from sapiens2.utils.config_check import check_config_values, check_top_level_keys
+    from sapiens2.config.checks import check_config_values, check_top_level_keys
+    from sapiens2.config.packaged import config_path
     for name in ('pose/sapiens2_1b_pose_goliath-1024x768.py', 'seg/sapiens2_nano_seg_synthhumans-128x96.py',
                  'pointmap/sapiens2_nano_pointmap_synthhumans-128x96.py'):
         cfg = Config.fromfile(config_path(f'sapiens2::{name}'))
@@ -86,7 +86,7 @@ def test_packaged_configs_raise_no_key_or_value_complaint():
 
 
 def test_wrong_typed_values_are_listed_with_what_is_expected():
-    from sapiens2.utils.config_check import ConfigValueError, check_config_values
+    from sapiens2.config.checks import ConfigValueError, check_config_values
     cfg = Config.fromfile(str(TOY_CONFIG))
     cfg.optim_wrapper.optimizer.lr = 'fast'
     cfg.optim_wrapper.optimizer.betas = (0.9, '0.999')
@@ -114,8 +114,8 @@ NANO_SEG = REPO / 'configs/seg/sapiens2_nano_seg_synthhumans-128x96.py'
 
 
 def argument_lines(tmp_path, base, body: str) -> list:
+    from sapiens2.config.argument_checks import ConfigArgumentError
     from sapiens2.engine.launch import load_config
-    from sapiens2.utils.config_arguments import ConfigArgumentError
     config = tmp_path / 'typo.py'
     config.write_text(f"_base_ = ['{base}']\n{body}\n")
     with pytest.raises(ConfigArgumentError) as err:
@@ -153,8 +153,8 @@ def test_misspelt_arguments_are_one_line_with_the_closest_argument(tmp_path, bas
 
 def test_packaged_configs_take_every_key():
     """One config of each kind (all of them pass too; reading every one takes 17 s)."""
-    from sapiens2.config_files import config_path
-    from sapiens2.utils.config_arguments import check_config_arguments
+    from sapiens2.config.argument_checks import check_config_arguments
+    from sapiens2.config.packaged import config_path
     for name in ('pose/sapiens2_1b_pose_goliath-1024x768.py', 'seg/sapiens2_1b-4k_seg_bodypart29-4096x3072.py',
                  'seg/sapiens2_tiny_seg_synthhumans-256x192.py',
                  'normal/sapiens2_0.4b_normal_render_people-1024x768.py',
@@ -166,8 +166,8 @@ def test_kwargs_are_followed_to_the_base_class_they_are_forwarded_to():
     from mmengine.hooks import CheckpointHook
     from mmengine.optim import LinearLR
 
+    from sapiens2.config.argument_checks import accepted_arguments
     from sapiens2.models.estimators.seg_tta_model import Sapiens2SegTTAModel
-    from sapiens2.utils.config_arguments import accepted_arguments
     assert {'swap_seg_labels', 'module', 'data_preprocessor'} <= accepted_arguments(Sapiens2SegTTAModel)
     assert {'start_factor', 'begin', 'end', 'by_epoch'} <= accepted_arguments(LinearLR)
     assert accepted_arguments(CheckpointHook) is None  # keeps **kwargs for itself (backend arguments): any key

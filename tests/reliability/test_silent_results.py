@@ -28,7 +28,7 @@ def test_every_threshold_argument_is_a_finite_number_in_0_1(option, value, capsy
 
 def test_the_inferencer_refuses_a_codec_input_size_other_than_the_pipelines(tmp_path):
     from sapiens2.apis import Sapiens2Inferencer
-    from sapiens2.utils.config_check import ConfigValueError
+    from sapiens2.config.checks import ConfigValueError
     config = tmp_path / 'pose.py'
     config.write_text(f"_base_ = ['{POSE_NANO}']\nmodel = dict(head=dict(decoder=dict(input_size=(192, 256))))\n")
     with pytest.raises(ConfigValueError, match=r'model\.head\.decoder\.input_size = \(192, 256\) but '

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from mmengine.config import Config
 
-from sapiens2.metainfo.layout_file import find_layout_file, read_dataset_info, read_parts_metainfo
+from sapiens2.config.layout_file import find_layout_file, read_dataset_info, read_parts_metainfo
 from sapiens2.structures.layout import class_palette
 from tests.tools.own_layout_runs import ITERS, REPO, SHORT, SUBSET, run
 

@@ -12,7 +12,7 @@ from mmengine.logging import MMLogger, print_log
 from sapiens2.adaptations import QUIET_MMENGINE_MESSAGES
 from sapiens2.engine.launch import load_config
 from sapiens2.utils.cli_errors import run_cli
-from tests.utils.test_config_layout import REPO, SEG, THREE, config, own_classes
+from tests.config.test_layout_checks import REPO, SEG, THREE, config, own_classes
 
 NOISE = ('"FileClient" will be deprecated', '"HardDiskBackend" is the alias', 'The prefix is not set in metric class',
          'The current default scope', 'The draw is False', 'UserWarning', 'warnings.warn(')

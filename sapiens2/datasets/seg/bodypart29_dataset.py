@@ -7,9 +7,10 @@ from mmseg.datasets import BaseSegDataset
 from mmseg.datasets.transforms import LoadAnnotations as SegLoadAnnotations
 from mmseg.registry import DATASETS
 
+from sapiens2.metainfo.seg29 import seg29_metainfo, source_label_map
+
 from .check_seg_labels import CheckSegLabels
 from .load_seg_annotations import LoadSegAnnotations
-from .metainfo import seg29_metainfo, source_label_map
 
 
 @DATASETS.register_module()

@@ -57,11 +57,6 @@ def resolve_arch(arch: Union[str, dict]) -> Dict[str, int]:
     return {k: int(arch[k]) for k in ARCH_KEYS}
 
 
-def contains_sapiens2(model: nn.Module) -> bool:
-    """Whether ``model`` has a :class:`Sapiens2` backbone anywhere inside (such models load strictly)."""
-    return any(isinstance(module, Sapiens2) for module in model.modules())
-
-
 def _to_hw(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
     return (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
 
@@ -92,6 +87,9 @@ class Sapiens2(BaseModule):
     compiling fails it warns once and runs eager. Compiled kernels sum in another order, so outputs differ from eager
     by fp32 rounding, which the bf16 RoPE rounding can amplify as in docs/differences.md#golden-vectors.
     """
+    #: A model holding this backbone loads its weights strictly through mmpose's, mmseg's and MMEngine's APIs too
+    #: (read by :mod:`sapiens2.adaptations`, which does not import the models).
+    sapiens2_loads_strictly = True
 
     def __init__(self,
                  arch: Union[str, dict] = 'sapiens2_1b',

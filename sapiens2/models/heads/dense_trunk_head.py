@@ -84,6 +84,15 @@ class DenseTrunkHead(BaseModule):
         self.trunk_channels = channels
         self.losses = nn.ModuleList(MODELS.build(cfg) for cfg in self._as_list(loss_decode))
 
+    def trunk_widths(self) -> Dict[str, List[int]]:
+        """The widths of the built trunk as constructor arguments (``upsample_channels``, ``conv_out_channels``,
+        ``conv_kernel_sizes``), to compare with those a Hub ``config.json`` gives."""
+        upsample = [block[0] for block in self.upsample_blocks]
+        convs = [m for m in self.conv_layers.modules() if type(m) is nn.Conv2d]
+        return dict(upsample_channels=[m.out_channels // 4 for m in upsample],
+                    conv_out_channels=[m.out_channels for m in convs],
+                    conv_kernel_sizes=[m.kernel_size[0] for m in convs])
+
     @staticmethod
     def _as_list(cfg: Union[dict, Sequence[dict], None]) -> List[dict]:
         if cfg is None:

@@ -17,6 +17,10 @@ from typing import Iterable, List, Mapping, Optional, Sequence
 
 from mmengine.config import Config
 
+from sapiens2.metainfo.seg_flip_pairs import seg_flip_pairs
+
+from .packaged import config_path
+
 PACKAGE_PREFIXES = ('sapiens2::', 'mmpose::')
 
 
@@ -28,7 +32,6 @@ def find_layout_file(path: str, config_file: Optional[str] = None) -> str:
     """The absolute path of a metainfo file given as ``sapiens2::<config path>``, ``mmpose::<config path>``, a path
     that exists from the working directory, or a path relative to the folder of ``config_file``."""
     if path.startswith('sapiens2::'):
-        from sapiens2.config_files import config_path
         return osp.abspath(config_path(path))
     if path.startswith('mmpose::'):
         import mmpose
@@ -182,8 +185,7 @@ def read_parts_metainfo(path: str) -> dict:
 
 def _flip_pairs(path: str, pairs: Sequence, classes: Sequence[str]) -> List[List[int]]:
     """The id pairs of the file's ``flip_pairs`` (names or ids; none when it has none: nothing is derived from the
-    class names), read by :func:`~sapiens2.datasets.seg.flip_pairs.seg_flip_pairs`."""
-    from sapiens2.datasets.seg.flip_pairs import seg_flip_pairs  # the datasets package imports this one's package
+    class names), read by :func:`~sapiens2.metainfo.seg_flip_pairs.seg_flip_pairs`."""
     try:
         return [list(pair) for pair in seg_flip_pairs(dict(classes=classes, flip_pairs=list(pairs)))]
     except ValueError as err:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from mmengine.config import Config
 
+from sapiens2.config.layout_file import LayoutFileError, read_parts_metainfo
 from sapiens2.engine.launch import load_config
-from sapiens2.metainfo.layout_file import LayoutFileError, read_parts_metainfo
 
 REPO = Path(__file__).resolve().parents[2]
 LAYOUTS = REPO / 'configs' / '_base_' / 'datasets' / 'layouts'
@@ -119,7 +119,7 @@ def test_explicit_head_sizes_that_agree_are_kept(tmp_path, base, setting, size):
 
 
 def test_explicit_head_size_that_disagrees_is_one_line(tmp_path):
-    from sapiens2.utils.config_layout import LayoutMismatchError
+    from sapiens2.config.layout_checks import LayoutMismatchError
     path = user_config(tmp_path, 'pose/sapiens2_tiny_pose_custom-256x192.py',
                        custom_metainfo='sapiens2::_base_/datasets/layouts/upper_body10.py')
     Path(path).write_text(Path(path).read_text() + 'model = dict(head=dict(out_channels=12))\n')
@@ -140,7 +140,7 @@ def test_relative_metainfo_is_saved_absolute(tmp_path):
 
 def test_layout_keys_are_checked_without_custom_metainfo(tmp_path):
     """A misspelt key on a config with no custom_metainfo at all (it would run on the base's 29 classes)."""
-    from sapiens2.utils.custom_layout import LayoutKeyError
+    from sapiens2.config.custom_layout import LayoutKeyError
     with pytest.raises(LayoutKeyError, match=r"'custom_metainf' is not read; did you mean 'custom_metainfo'\?"):
         load_config(user_config(tmp_path, 'seg/sapiens2_tiny_seg_synthhumans-256x192.py', custom_metainf='x.py'))
 

@@ -8,7 +8,7 @@ the cross-entropy, the 308-partition metric on 17 keypoints an ``IndexError`` at
 the config's ``metainfo``, ``from_file`` included; no annotation is read) and raises :class:`LayoutMismatchError`,
 one line per config key, naming the key and the value that fits. The 29-class flip pairs inherited by a config
 whose dataset has other classes are replaced by the dataset's own left/right pairs
-(:func:`~sapiens2.datasets.seg.flip_pairs.seg_flip_pairs`; none when its class names say no side), with one
+(:func:`~sapiens2.metainfo.seg_flip_pairs.seg_flip_pairs`; none when its class names say no side), with one
 :class:`LayoutNotice`.
 """
 import copy
@@ -18,7 +18,10 @@ from typing import Optional
 
 from mmengine.config import Config
 
-from .config_arguments import registered_objects
+from sapiens2.metainfo.seg29 import seg29_flip_pairs, seg29_metainfo
+from sapiens2.metainfo.seg_flip_pairs import seg_flip_pairs
+
+from .known_names import registered_objects
 
 LOADERS = ('train_dataloader', 'val_dataloader', 'test_dataloader')
 EVALUATORS = {'val_dataloader': 'val_evaluator', 'test_dataloader': 'test_evaluator'}
@@ -178,8 +181,6 @@ def _class_weight_problems(path: str, head: Mapping) -> dict[str, str]:
 def _fit_flip_pairs(cfg: Config, datasets: dict, problems: dict) -> str:
     """Check every ``swap_seg_labels`` against its dataset's classes; replace the 29-class pairs where the classes
     are others (in place). Returns the notice for the replacements ('' when none)."""
-    from sapiens2.datasets.seg.flip_pairs import seg_flip_pairs
-    from sapiens2.datasets.seg.metainfo import seg29_flip_pairs, seg29_metainfo
     seg29_pairs, seg29_classes = seg29_flip_pairs(), tuple(seg29_metainfo()['classes'])
     places = [(f'{loader}.dataset.pipeline{p}', node, datasets[loader][1]) for loader in datasets
               for p, node in swapping_nodes(_pipeline(cfg.get(loader)))]

@@ -1,4 +1,4 @@
-"""Layout mistakes of a pose or seg config are one line each before anything is built (sapiens2.utils.config_layout):
+"""Layout mistakes of a pose or seg config are one line each before anything is built (sapiens2.config.layout_checks):
 head channels vs the dataset's keypoints, num_classes vs its classes, class_weight length, flip pairs, and metrics
 made for another layout; the 29-class flip pairs give way to the dataset's own left/right pairs with one notice."""
 import warnings
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from sapiens2.config.layout_checks import LayoutMismatchError, LayoutNotice
 from sapiens2.engine.launch import load_config
-from sapiens2.utils.config_layout import LayoutMismatchError, LayoutNotice
 
 REPO = Path(__file__).resolve().parents[2]
 POSE = REPO / 'configs/pose/sapiens2_nano_pose_synthhumans-128x96.py'
@@ -122,8 +122,8 @@ def test_packaged_layouts_pass_unchanged():
 
 
 def test_seg_flip_pairs_from_names_and_metainfo():
-    from sapiens2.datasets.seg.flip_pairs import seg_flip_pairs
-    from sapiens2.datasets.seg.metainfo import seg29_flip_pairs, seg29_metainfo
+    from sapiens2.metainfo.seg29 import seg29_flip_pairs, seg29_metainfo
+    from sapiens2.metainfo.seg_flip_pairs import seg_flip_pairs
     assert seg_flip_pairs(seg29_metainfo()) == seg29_flip_pairs()
     assert seg_flip_pairs(dict(classes=('bg', 'hand_left', 'hand_right', 'LeftEye'))) == [(1, 2)]
     assert seg_flip_pairs(dict(classes=('bg', 'a', 'b'), flip_pairs=[['a', 'b']])) == [(1, 2)]

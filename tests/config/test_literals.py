@@ -3,7 +3,7 @@ anything else is refused, naming the line and what was found, without running it
 import pytest
 from mmengine.config import Config
 
-from sapiens2.utils.config_literals import ConfigNotDataError, config_values
+from sapiens2.config.literals import ConfigNotDataError, config_values
 
 
 def test_what_config_dump_writes_reads_back_as_fromfile_reads_it(tmp_path):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from sapiens2.metainfo.layout_file import LayoutFileError, num_keypoints, read_parts_metainfo
+from sapiens2.config.layout_file import LayoutFileError, num_keypoints, read_parts_metainfo
 
 REPO = Path(__file__).resolve().parents[2]
 UPPER_BODY10 = REPO / 'configs' / '_base_' / 'datasets' / 'layouts' / 'upper_body10.py'
