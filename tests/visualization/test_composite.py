@@ -2,7 +2,12 @@
 import cv2
 import numpy as np
 import pytest
+import sapiens2_matting  # noqa: F401  (each task registers its panel when its module is imported)
 
+import sapiens2.apis.tasks  # noqa: F401
+import sapiens2_albedo  # noqa: F401
+import sapiens2_normal  # noqa: F401
+import sapiens2_pointmap  # noqa: F401
 from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.visualization.composite import (
     MISSING_GRAY,
