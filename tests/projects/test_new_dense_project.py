@@ -89,7 +89,8 @@ PROJECT = {
     'configs/sapiens2_toy_brightness-64x48.py': '''
         custom_imports = dict(imports=['sapiens2_brightness'], allow_failed_imports=False)
         default_scope = 'sapiens2'
-        model = dict(type='DenseEstimator', backbone=dict(type='ImageBackbone'), decode_head=dict(type='BrightnessHead'),
+        model = dict(type='DenseEstimator', backbone=dict(type='ImageBackbone'),
+                     decode_head=dict(type='BrightnessHead'),
                      data_preprocessor=dict(type='ImgDataPreprocessor', mean=[0, 0, 0], std=[1, 1, 1]))
         test_dataloader = dict(dataset=dict(pipeline=[
             dict(type='LoadImageFromFile'),
