@@ -60,8 +60,9 @@ class NormalLayoutHead(DenseTrunkHead):
 
 def register_peer_conversion() -> None:
     """``NormalLayoutHead`` converts to transformers as the official normal head does (same layout)."""
-    from sapiens2.interop.transformers_config import HEAD_CONVERTERS, register_head_converter
-    register_head_converter(NormalLayoutHead.__name__, HEAD_CONVERTERS['NormalHead'])
+    from sapiens2.interop.transformers_config import HeadConverter, dense_trunk_describer, register_head_converter
+    register_head_converter(NormalLayoutHead.__name__, HeadConverter(
+        'normal', 'Sapiens2ForNormalEstimation', 'decode_head', dense_trunk_describer('conv_normal'), ('normals', )))
 
 
 class TaskModel(nn.Module):

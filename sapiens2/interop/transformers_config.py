@@ -27,14 +27,15 @@ from sapiens2.structures import layout
 # layers than this would leave keys unloaded.
 MAX_POSE_DECONVS, MAX_POSE_CONVS = 2, 3
 MAX_SEG_DECONVS, MAX_SEG_CONVS = 4, 2
-MAX_DENSE_CONVS, MAX_SCALE_CONVS, SCALE_HIDDEN_LAYERS = 3, 3, 2
+MAX_DENSE_CONVS = 3
 
 
 class TransformersConversionError(ValueError):
     """A model (or a config.json) that transformers' Sapiens2 classes and ours cannot both express."""
 
 
-def _raise_if(problems: List[str], what: str) -> None:
+def raise_if_problems(problems: List[str], what: str) -> None:
+    """Raise :class:`TransformersConversionError` listing ``problems`` of ``what`` (the pose head...), if any."""
     if problems:
         raise TransformersConversionError(f'{what} cannot be expressed by transformers\' Sapiens2:\n  - ' +
                                           '\n  - '.join(problems))
@@ -67,7 +68,7 @@ def backbone_fields(backbone: nn.Module) -> dict:
     # Blocks differ only in their kv heads and LayerScale (layer_cfgs); the rest is one setting, as in transformers.
     attns, first = [block.attn for block in backbone.blocks], backbone.blocks[0]
     scales = [a.gamma.init_value for a in attns if isinstance(a.gamma, LayerScale)]
-    _raise_if(problems, 'The Sapiens2 backbone')
+    raise_if_problems(problems, 'The Sapiens2 backbone')
     return dict(
         hidden_size=backbone.embed_dims, intermediate_size=first.ffn.w3.in_features,
         num_hidden_layers=backbone.num_layers, num_attention_heads=backbone.num_heads,
@@ -119,7 +120,7 @@ def register_head_converter(head_type: str, converter: HeadConverter) -> None:
     HEAD_CONVERTERS[head_type] = converter
 
 
-def _convs(layers: nn.Module, kind: type) -> List[nn.Module]:
+def layers_of_type(layers: nn.Module, kind: type) -> List[nn.Module]:
     """The ``kind`` layers of a Sequential (an ``nn.Identity`` when a head has no such stage)."""
     return [m for m in layers.modules() if type(m) is kind]
 
@@ -151,7 +152,7 @@ def _upsample_head_config(deconvs, convs) -> dict:
                 conv_out_channels=[m.out_channels for m in convs], conv_kernel_sizes=[1] * len(convs))
 
 
-def _check_feature(backbone: nn.Module, out_position: int, problems: List[str]) -> None:
+def check_head_feature(backbone: nn.Module, out_position: int, problems: List[str]) -> None:
     """transformers' task models feed the head the final layer's normalised feature map."""
     if backbone.out_type != 'featmap' or backbone.out_indices[out_position] != backbone.num_layers - 1:
         problems.append(f"the head reads backbone output {out_position} (out_indices={backbone.out_indices}, "
@@ -162,11 +163,12 @@ def _check_feature(backbone: nn.Module, out_position: int, problems: List[str]) 
 def describe_pose_head(head: nn.Module, backbone: nn.Module) -> dict:
     """``Sapiens2HeatmapHead`` -> ``Sapiens2ForPoseEstimation`` (transposed-conv upsampling, 1x1 convs)."""
     problems = []
-    _check_feature(backbone, -1, problems)
-    deconvs, convs = _convs(head.deconv_layers, nn.ConvTranspose2d), _convs(head.conv_layers, nn.Conv2d)
+    check_head_feature(backbone, -1, problems)
+    deconvs = layers_of_type(head.deconv_layers, nn.ConvTranspose2d)
+    convs = layers_of_type(head.conv_layers, nn.Conv2d)
     _check_deconvs(deconvs, MAX_POSE_DECONVS, problems)
     _check_plain_convs(convs, MAX_POSE_CONVS, problems)
-    _raise_if(problems, 'The pose head')
+    raise_if_problems(problems, 'The pose head')
     return dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_pose.out_channels)
 
 
@@ -176,21 +178,23 @@ def describe_seg_head(head: nn.Module, backbone: nn.Module) -> dict:
     if head.input_transform is not None:
         problems.append(f'input_transform={head.input_transform!r}: transformers\' head reads one feature map')
     else:
-        _check_feature(backbone, head.in_index, problems)
-    deconvs, convs = _convs(head.deconv_layers, nn.ConvTranspose2d), _convs(head.conv_layers, nn.Conv2d)
+        check_head_feature(backbone, head.in_index, problems)
+    deconvs = layers_of_type(head.deconv_layers, nn.ConvTranspose2d)
+    convs = layers_of_type(head.conv_layers, nn.Conv2d)
     _check_deconvs(deconvs, MAX_SEG_DECONVS, problems)
     _check_plain_convs(convs, MAX_SEG_CONVS, problems)
-    _raise_if(problems, 'The seg head')
+    raise_if_problems(problems, 'The seg head')
     return dict(head_config=_upsample_head_config(deconvs, convs), num_labels=head.conv_seg.out_channels,
                 semantic_loss_ignore_index=int(head.ignore_index))
 
 
-def _dense_trunk_fields(head: nn.Module, problems: List[str]) -> Tuple[dict, int]:
-    """The PixelShuffle trunk (input conv, x2 upsample blocks, convs); InstanceNorm only."""
+def check_dense_trunk(head: nn.Module, problems: List[str]) -> dict:
+    """The ``head_config`` of a PixelShuffle trunk (input conv, x2 upsample blocks, convs; InstanceNorm only), with
+    what transformers cannot build added to ``problems``."""
     if any(type(m).__name__ == 'RMSNorm2d' for m in head.modules()):
         problems.append('RMSNorm2d in the trunk (albedo-style): transformers\' dense heads use InstanceNorm2d')
     upsample = [block[0] for block in head.upsample_blocks]
-    convs = _convs(head.conv_layers, nn.Conv2d)
+    convs = layers_of_type(head.conv_layers, nn.Conv2d)
     for index, m in enumerate(upsample + convs):
         k = m.kernel_size[0]
         if m.kernel_size != (k, k) or m.stride != (1, 1) or m.padding != ((k - 1) // 2, ) * 2 or m.bias is None:
@@ -200,13 +204,13 @@ def _dense_trunk_fields(head: nn.Module, problems: List[str]) -> Tuple[dict, int
                         f'{MAX_DENSE_CONVS}')
     if not upsample:
         problems.append('no upsample block: transformers\' dense heads need at least one')
-    return dense_trunk_head_config(head), len(convs)
+    return dense_trunk_head_config(head)
 
 
 def dense_trunk_head_config(head: nn.Module) -> dict:
     """The transformers ``head_config`` of a PixelShuffle dense-trunk head's layers (channels and kernels)."""
     upsample = [block[0] for block in head.upsample_blocks]
-    convs = _convs(head.conv_layers, nn.Conv2d)
+    convs = layers_of_type(head.conv_layers, nn.Conv2d)
     return dict(upsample_out_channels=[m.out_channels // 4 for m in upsample],
                 upsample_kernel_sizes=[m.kernel_size[0] for m in upsample], use_pixel_shuffle=True,
                 conv_out_channels=[m.out_channels for m in convs], conv_kernel_sizes=[m.kernel_size[0] for m in convs])
@@ -218,44 +222,18 @@ def dense_trunk_describer(predictor: str) -> Callable[[nn.Module, nn.Module], di
 
     def describe(head: nn.Module, backbone: nn.Module) -> dict:
         problems = []
-        _check_feature(backbone, -1, problems)
-        head_config, _ = _dense_trunk_fields(head, problems)
-        _raise_if(problems, f'The {type(head).__name__}')
+        check_head_feature(backbone, -1, problems)
+        head_config = check_dense_trunk(head, problems)
+        raise_if_problems(problems, f'The {type(head).__name__}')
         return dict(head_config=head_config, num_labels=getattr(head, predictor).out_channels)
 
     return describe
-
-
-def describe_pointmap_head(head: nn.Module, backbone: nn.Module) -> dict:
-    """``PointmapHead`` -> ``Sapiens2ForPointmapEstimation`` (trunk + focal-scale branch)."""
-    problems = []
-    _check_feature(backbone, -1, problems)
-    head_config, _ = _dense_trunk_fields(head, problems)
-    scale_convs = _convs(head.scale_conv_layers, nn.Conv2d)
-    linears = _convs(head.scale_final_layer, nn.Linear)
-    if not 1 <= len(scale_convs) <= MAX_SCALE_CONVS:
-        problems.append(f'{len(scale_convs)} scale convs: transformers\' checkpoint mapping takes 1 to '
-                        f'{MAX_SCALE_CONVS}')
-    if any(m.kernel_size != (1, 1) or m.stride != (2, 2) or m.padding != (0, 0) for m in scale_convs):
-        problems.append('scale convs: transformers builds them 1x1, stride 2, unpadded')
-    if len(linears) != SCALE_HIDDEN_LAYERS + 1:
-        problems.append(f'scale_hidden_channels has {len(linears) - 1} entries: transformers\' scale MLP has exactly '
-                        f'{SCALE_HIDDEN_LAYERS} hidden layers')
-    _raise_if(problems, 'The pointmap head')
-    head_config.update(scale_conv_out_channels=[m.out_channels for m in scale_convs],
-                       scale_conv_kernel_sizes=[1] * len(scale_convs), scale_final_input_size=linears[0].in_features,
-                       scale_final_hidden_sizes=[m.out_features for m in linears[:-1]])
-    return dict(head_config=head_config, num_labels=head.conv_pointmap.out_channels)
 
 
 register_head_converter('Sapiens2HeatmapHead', HeadConverter('pose', 'Sapiens2ForPoseEstimation', 'head',
                                                              describe_pose_head, ('heatmaps', )))
 register_head_converter('Sapiens2SegHead', HeadConverter('seg', 'Sapiens2ForSemanticSegmentation', 'decode_head',
                                                          describe_seg_head, ('logits', )))
-register_head_converter('NormalHead', HeadConverter('normal', 'Sapiens2ForNormalEstimation', 'decode_head',
-                                                    dense_trunk_describer('conv_normal'), ('normals', )))
-register_head_converter('PointmapHead', HeadConverter('pointmap', 'Sapiens2ForPointmapEstimation', 'decode_head',
-                                                      describe_pointmap_head, ('pointmaps', 'scales')))
 
 BACKBONE_HF_CLASS = 'Sapiens2Model'
 

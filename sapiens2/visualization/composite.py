@@ -1,11 +1,11 @@
 """One picture per image with every task side by side: [image | pose skeleton | body parts | normals | depth |
-albedo | alpha], and a contact sheet of such pictures.
+albedo | alpha] (:data:`PANELS`, then any other task with a registered panel), and a contact sheet of such pictures.
 
-The inputs are the per-task result dicts of :class:`sapiens2.apis.Sapiens2Inferencer` (``pose``: ``keypoints``,
-``keypoint_scores``, ``bboxes``; ``seg``: ``labels``; ``normal``: ``normal``; ``pointmap``: ``depth``; ``albedo``:
-``albedo``; ``matting``: ``alpha``). A task without a result gets a grey panel that says so. Pose and seg panels
-are drawn in the layout of the task's ``dataset_meta`` given in ``metainfo`` (the model's; without one, the layout of a
-model that carries none, :mod:`sapiens2.structures.layout`).
+The inputs are the per-task result dicts of :class:`sapiens2.apis.Sapiens2Inferencer`. Each task draws its own panel:
+its inference task class registers it (:mod:`sapiens2.visualization.panels`), so a project's task appears here
+without this module naming it. A task of :data:`PANELS` without a result gets a grey panel that says so. Pose and seg
+panels are drawn in the layout of the task's ``dataset_meta`` given in ``metainfo`` (the model's; without one, the
+layout of a model that carries none, :mod:`sapiens2.structures.layout`).
 """
 import os
 import os.path as osp
@@ -14,13 +14,12 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import cv2
 import numpy as np
 
-from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.utils.image_write import write_image
 
-from .dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side
-from .keypoints import draw_keypoints
+from .dense_maps import side_by_side
+from .panels import TASK_PANELS, PanelOptions, task_panel_of
 
-#: (panel title, task name drawn in it; None for the input image), left to right.
+#: (panel title, task name drawn in it; None for the input image), left to right: the released tasks' layout.
 PANELS: Tuple[Tuple[str, Optional[str]], ...] = (
     ('image', None), ('pose skeleton', 'pose'), ('body parts', 'seg'), ('normals', 'normal'), ('depth', 'pointmap'),
     ('albedo', 'albedo'), ('alpha', 'matting'))
@@ -28,37 +27,29 @@ MISSING_GRAY = 60
 TITLE_COLOR = (255, 255, 255)
 
 
+def panel_layout(results: Mapping[str, dict],
+                 panels: Sequence[Tuple[str, Optional[str]]] = PANELS) -> List[Tuple[str, Optional[str]]]:
+    """``panels``, then (title, task) of each other task in ``results`` that registered a panel, in their order."""
+    named = {task for _, task in panels}
+    return list(panels) + [(TASK_PANELS[task].title, task) for task in results
+                           if task not in named and task in TASK_PANELS]
+
+
 def foreground_mask(results: Mapping[str, dict]) -> Optional[np.ndarray]:
-    """The person mask (H, W) bool the dense panels are cut out with: body parts > 0, else alpha > 0.5, else None."""
-    if 'seg' in results:
-        return results['seg']['labels'] > 0
-    if 'matting' in results:
-        return results['matting']['alpha'] > 0.5
+    """The person mask (H, W) bool the dense panels are cut out with: that of the first task in the layout whose
+    panel outlines the person (body parts > 0, else alpha > 0.5), else None."""
+    for _, task in panel_layout(results):
+        panel = TASK_PANELS.get(task)
+        if task in results and panel is not None and panel.person_mask is not None:
+            return panel.person_mask(results[task])
     return None
 
 
 def task_panel(image: np.ndarray, task: str, result: dict, mask: Optional[np.ndarray], kpt_thr: float = 0.3,
                seg_opacity: float = 0.5, meta: Optional[Mapping] = None) -> np.ndarray:
-    """The picture of one task's ``result`` on a BGR ``image`` (same size as the image); ``meta`` is the model's
-    ``dataset_meta`` (pose and seg colours)."""
-    if task == 'pose':
-        size = max(1, int(round(image.shape[0] / 192)))  # 2 px lines and points at 384 px
-        style = keypoint_style(meta, result['keypoints'].shape[1])
-        return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style, kpt_thr=kpt_thr,
-                              radius=size, thickness=size, bboxes=result.get('bboxes'))
-    if task == 'seg':
-        return overlay_labels(image, result['labels'], class_palette(meta), opacity=seg_opacity)
-    if task == 'normal':
-        return normals_to_bgr(result['normal'], mask)
-    if task == 'pointmap':
-        valid = result.get('valid', np.ones(result['depth'].shape, bool))  # the pointmap task's validity mask
-        return depth_to_bgr(result['depth'], valid if mask is None else valid & mask)
-    if task == 'albedo':
-        return albedo_to_bgr(result['albedo'], mask)
-    if task == 'matting':
-        alpha = np.clip(result['alpha'], 0.0, 1.0) * 255.0
-        return cv2.cvtColor(alpha.round().astype(np.uint8), cv2.COLOR_GRAY2BGR)
-    raise KeyError(f'no composite panel for task {task!r}; known tasks: {[t for _, t in PANELS if t]}')
+    """The picture of one task's ``result`` on a BGR ``image`` (same size as the image), drawn by the task's
+    registered panel; ``meta`` is the model's ``dataset_meta`` (pose and seg colours)."""
+    return task_panel_of(task).draw(image, result, mask, PanelOptions(meta, kpt_thr, seg_opacity))
 
 
 def title_height(image_height: int) -> int:
@@ -90,17 +81,18 @@ def missing_panel(image: np.ndarray, task: str) -> np.ndarray:
 
 
 def composite_picture(image: np.ndarray, results: Mapping[str, dict], kpt_thr: float = 0.3,
-                      panels: Sequence[Tuple[str, Optional[str]]] = PANELS,
+                      panels: Optional[Sequence[Tuple[str, Optional[str]]]] = None,
                       metainfo: Optional[Mapping[str, Mapping]] = None) -> np.ndarray:
-    """[image | pose skeleton | body parts | normals | depth | albedo | alpha] of one BGR ``image`` (H, W, 3),
-    each panel titled; the result is (H + title, len(panels) * W, 3) uint8 BGR. ``metainfo``: the ``dataset_meta``
-    of each task's model, by task name."""
+    """The titled ``panels`` of one BGR ``image`` (H, W, 3), default :func:`panel_layout` ([image | pose skeleton |
+    body parts | normals | depth | albedo | alpha | other registered tasks with a result]); the result is
+    (H + title, len(panels) * W, 3) uint8 BGR. ``metainfo``: the ``dataset_meta`` of each task's model, by task
+    name."""
     if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
         raise ValueError(f'the image must be (H, W, 3) uint8 BGR, got {image.shape} {image.dtype}')
     mask = foreground_mask(results)
     height = title_height(image.shape[0])
     pictures = []
-    for title, task in panels:
+    for title, task in panel_layout(results) if panels is None else panels:
         if task is None:
             picture = image
         elif task in results:

@@ -59,7 +59,7 @@ def images(batch: int = 2, size=IMAGE) -> torch.Tensor:
 
 
 def relative(differences: dict, model, inputs) -> dict:
-    from sapiens2.interop.transformers import _our_outputs
+    from sapiens2.interop.transformers_compare import _our_outputs
     scales = [max(1.0, float(out.abs().max())) for out in _our_outputs(model, inputs)]
     return {name: value / scale for (name, value), scale in zip(differences.items(), scales)}
 

@@ -8,6 +8,8 @@ import torch
 from mmpose.registry import MODELS as POSE_MODELS
 from mmseg.registry import MODELS as SEG_MODELS
 
+import sapiens2_normal  # noqa: F401  (the projects register their heads' converters)
+import sapiens2_pointmap  # noqa: F401
 from sapiens2.interop.transformers import build_model
 from sapiens2.interop.transformers_config import (
     HEAD_CONVERTERS,

@@ -2,7 +2,13 @@
 import cv2
 import numpy as np
 import pytest
+import sapiens2_matting  # noqa: F401  (each task registers its panel when its module is imported)
 
+import sapiens2.apis.tasks  # noqa: F401
+import sapiens2_albedo  # noqa: F401
+import sapiens2_normal  # noqa: F401
+import sapiens2_pointmap  # noqa: F401
+from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.visualization.composite import (
     MISSING_GRAY,
     PANELS,
@@ -12,7 +18,8 @@ from sapiens2.visualization.composite import (
     title_height,
     write_composites,
 )
-from sapiens2.visualization.dense_maps import albedo_to_bgr, normals_to_bgr, overlay_labels
+from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels
+from sapiens2.visualization.keypoints import draw_keypoints
 
 H, W = 48, 36
 
@@ -99,3 +106,25 @@ def test_contact_sheet_resizes_rows_to_one_width():
     assert sheet.shape == (10 + 40, 40, 3)
     with pytest.raises(ValueError, match='at least one'):
         contact_sheet([])
+
+
+def test_every_panel_is_the_tasks_drawing_pixel_for_pixel():
+    """Each task's panel equals its drawing primitive called as the composite always called it (pose: 1 px per
+    192 px of height, the layout's style; depth: the validity mask and the person mask; alpha: grey)."""
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 255, (H, W, 3), dtype=np.uint8)
+    results = tiny_results(rng)
+    results['pointmap']['valid'] = rng.random((H, W)) > 0.2
+    results['matting']['alpha'] = rng.random((H, W)).astype(np.float32) * 1.4 - 0.2
+    picture = composite_picture(image, results, kpt_thr=0.5)
+    mask = results['seg']['labels'] > 0
+    pose = results['pose']
+    skeleton = draw_keypoints(image, pose['keypoints'], pose['keypoint_scores'], keypoint_style(None, 308),
+                              kpt_thr=0.5, radius=1, thickness=1, bboxes=pose['bboxes'])
+    alpha = np.round(np.clip(results['matting']['alpha'], 0, 1) * 255).astype(np.uint8)
+    expected = [image, skeleton, overlay_labels(image, results['seg']['labels'], class_palette(None), opacity=0.5),
+                normals_to_bgr(results['normal']['normal'], mask),
+                depth_to_bgr(results['pointmap']['depth'], results['pointmap']['valid'] & mask),
+                albedo_to_bgr(results['albedo']['albedo'], mask), np.repeat(alpha[..., None], 3, axis=2)]
+    for index, want in enumerate(expected):
+        np.testing.assert_array_equal(panel(picture, index), want, err_msg=PANELS[index][0])

@@ -1,5 +1,5 @@
 """Albedo inference for ``sapiens2.apis`` / ``tools/infer.py --task albedo``."""
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -7,6 +7,12 @@ from sapiens2.apis import DenseInferenceTask
 from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.visualization.dense_maps import albedo_to_bgr, side_by_side
+from sapiens2.visualization.panels import Panel, PanelOptions
+
+
+def albedo_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's albedo, on grey outside the person."""
+    return albedo_to_bgr(result['albedo'], mask)
 
 
 @INFERENCE_TASKS.register_module()
@@ -14,6 +20,7 @@ class AlbedoInferenceTask(DenseInferenceTask):
     """Albedo: ``albedo`` (H, W, 3) RGB in [0, 1]; ``<stem>.npy``; [image | albedo on grey]."""
     name, head_types, uses = 'albedo', ('AlbedoHead', ), ('seg', )
     raw_suffixes = ('.npy', )
+    panel = Panel('albedo', albedo_panel)
 
     def decode(self, sample) -> dict:
         return dict(albedo=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())

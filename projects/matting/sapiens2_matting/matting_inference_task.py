@@ -1,5 +1,5 @@
 """Matting inference for ``sapiens2.apis`` / ``tools/infer.py --task matting``."""
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -7,9 +7,20 @@ from sapiens2.apis import DenseInferenceTask
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
+from sapiens2.visualization.panels import Panel, PanelOptions
 
 from .matting_channels import split_prediction
 from .matting_pictures import alpha_to_bgr, checkerboard, composite_over, rgba_cutout
+
+
+def alpha_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's alpha, as grey."""
+    return alpha_to_bgr(result['alpha'])
+
+
+def matte_person(result: dict) -> np.ndarray:
+    """The person: alpha > 0.5."""
+    return result['alpha'] > 0.5
 
 
 @INFERENCE_TASKS.register_module()
@@ -18,6 +29,7 @@ class MattingInferenceTask(DenseInferenceTask):
     ``<stem>_cutout.png`` (RGBA), ``<stem>_alpha.png`` (grey); [image | alpha | cut-out over a checkerboard]."""
     name, head_types = 'matting', ('MattingHead', )
     raw_suffixes = ('_cutout.png', '_alpha.png')
+    panel = Panel('alpha', alpha_panel, person_mask=matte_person)
 
     def decode(self, sample) -> dict:
         foreground, alpha = split_prediction(sample.pred_dense.data.float().clamp(0, 1))

@@ -1,5 +1,5 @@
 """Surface-normal inference for ``sapiens2.apis`` / ``tools/infer.py --task normal``."""
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -7,6 +7,12 @@ from sapiens2.apis import DenseInferenceTask
 from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.visualization.dense_maps import normals_to_bgr, side_by_side
+from sapiens2.visualization.panels import Panel, PanelOptions
+
+
+def normal_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's normals, on black outside the person."""
+    return normals_to_bgr(result['normal'], mask)
 
 
 @INFERENCE_TASKS.register_module()
@@ -14,6 +20,7 @@ class NormalInferenceTask(DenseInferenceTask):
     """Surface normals: ``normal`` (H, W, 3) unit vectors; ``<stem>.npy``; [image | normals]."""
     name, head_types, uses = 'normal', ('NormalHead', ), ('seg', )
     raw_suffixes = ('.npy', )
+    panel = Panel('normals', normal_panel)
 
     def decode(self, sample) -> dict:
         return dict(normal=sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy())

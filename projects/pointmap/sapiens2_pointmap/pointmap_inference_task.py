@@ -1,5 +1,5 @@
 """Pointmap inference for ``sapiens2.apis`` / ``tools/infer.py --task pointmap``."""
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
@@ -9,9 +9,16 @@ from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.utils.image_write import write_image
 from sapiens2.utils.ply import write_ply
 from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side, valid_depth
+from sapiens2.visualization.panels import Panel, PanelOptions
 
 #: The depth file is fp16: deeper points (metres) would be stored as inf.
 MAX_DEPTH = float(np.finfo(np.float16).max)
+
+
+def depth_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's turbo depth, black where the point is not valid (``valid``, when given) or not the person."""
+    valid = result.get('valid', np.ones(result['depth'].shape, bool))
+    return depth_to_bgr(result['depth'], valid if mask is None else valid & mask)
 
 
 @INFERENCE_TASKS.register_module()
@@ -25,6 +32,7 @@ class PointmapInferenceTask(DenseInferenceTask):
     """
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
     raw_suffixes = ('_depth.npy', '.ply')
+    panel = Panel('depth', depth_panel)
 
     def decode(self, sample) -> dict:
         pointmap = sample.pred_pointmap.data.float().permute(1, 2, 0).cpu().numpy()

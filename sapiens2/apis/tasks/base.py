@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from sapiens2.utils.devices import autocast_dtype, check_dtype
+from sapiens2.visualization.panels import Panel, register_panel
 
 from ..output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
@@ -44,6 +45,14 @@ class BaseInferenceTask:
     #: ``frame_record(record) -> dict`` (as the pose task): the writer writes ``<name>.json`` per image and JSON Lines
     #: per video.
     raw_suffixes: Sequence[str] = ()
+    #: The task's panel in the composite picture (:mod:`sapiens2.visualization.composite`); a class that sets it
+    #: registers it under its ``name`` when it is defined.
+    panel: Optional[Panel] = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if vars(cls).get('panel') is not None:
+            register_panel(cls.name, cls.panel)
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
         self.model, self.cfg, self.dtype = model, cfg, dtype

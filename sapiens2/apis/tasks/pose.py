@@ -9,12 +9,21 @@ from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures import layout
 from sapiens2.structures.keypoint_formats import keypoint_format as get_keypoint_format
 from sapiens2.visualization.keypoints import draw_keypoints
+from sapiens2.visualization.panels import Panel, PanelOptions
 
 from ..notices import Notices
 from ..pose_stream import PoseStream, StreamOptions
 from ..pose_topdown import detect_persons, inference_pose_topdown, init_person_detector
 from ..tracking import track_color
 from .base import BaseInferenceTask
+
+
+def pose_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's skeleton: the layout's style (``options.meta``), 2 px lines and points at 384 px."""
+    size = max(1, int(round(image.shape[0] / 192)))
+    style = layout.keypoint_style(options.meta, result['keypoints'].shape[1])
+    return draw_keypoints(image, result['keypoints'], result['keypoint_scores'], style, kpt_thr=options.kpt_thr,
+                          radius=size, thickness=size, bboxes=result.get('bboxes'))
 
 
 @INFERENCE_TASKS.register_module()
@@ -51,6 +60,7 @@ class PoseInferenceTask(BaseInferenceTask):
     name = 'pose'
     head_types = ('Sapiens2HeatmapHead', 'HeatmapHead')
     accepts_bboxes = True
+    panel = Panel('pose skeleton', pose_panel)
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,

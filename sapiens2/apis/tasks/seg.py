@@ -8,8 +8,19 @@ from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures import layout
 from sapiens2.visualization.dense_maps import overlay_labels, side_by_side
+from sapiens2.visualization.panels import Panel, PanelOptions
 
 from .dense import DenseInferenceTask
+
+
+def seg_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], options: PanelOptions) -> np.ndarray:
+    """The composite's body parts: the palette of the layout (``options.meta``) over the image."""
+    return overlay_labels(image, result['labels'], layout.class_palette(options.meta), opacity=options.seg_opacity)
+
+
+def seg_person(result: dict) -> np.ndarray:
+    """The person: every body part (label > 0)."""
+    return result['labels'] > 0
 
 
 @INFERENCE_TASKS.register_module()
@@ -26,6 +37,7 @@ class SegInferenceTask(DenseInferenceTask):
     name = 'seg'
     head_types = ('Sapiens2SegHead', )
     raw_suffixes = ('_seg.npy', )
+    panel = Panel('body parts', seg_panel, person_mask=seg_person)
 
     def __init__(self, model, cfg, dtype: str = 'fp32', opacity: float = 0.5) -> None:
         super().__init__(model, cfg, dtype)

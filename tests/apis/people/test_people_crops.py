@@ -6,6 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
+import sapiens2_normal  # noqa: F401  (the normal and pointmap tasks register the panels the crops are drawn with)
+import sapiens2_pointmap  # noqa: F401
 from sapiens2.apis.cli import main
 from sapiens2.apis.people import PeopleComposer
 from sapiens2.apis.people.crops import NO_LABEL, crop_window

@@ -7,8 +7,9 @@ from .pointmap_losses import (
                               PointmapShiftInvariantL1Loss,
                               SiLogLoss,
 )
+from .pointmap_transformers import POINTMAP_CONVERTER
 
 __all__ = [
     'PointmapHead', 'PointmapIntrinsicsConsistencyLoss', 'PointmapL1Loss', 'PointmapNormalLoss',
-    'PointmapScaleL1Loss', 'PointmapShiftInvariantL1Loss', 'SiLogLoss'
+    'PointmapScaleL1Loss', 'PointmapShiftInvariantL1Loss', 'SiLogLoss', 'POINTMAP_CONVERTER'
 ]
