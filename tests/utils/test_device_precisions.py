@@ -101,7 +101,7 @@ def test_auto_trusts_torchs_probe(monkeypatch, tmp_path):
     assert devices.resolve_dtype('auto', 'cpu') == ('bf16', 'the CPU computes bf16 natively: avx512_bf16')
 
 
-@pytest.mark.parametrize('capability, expected', [((9, 0), 'bf16'), ((8, 0), 'bf16'), ((7, 5), 'fp16')])
+@pytest.mark.parametrize('capability, expected', [((9, 0), 'bf16'), ((8, 0), 'bf16'), ((7, 5), 'fp32')])
 def test_auto_on_a_gpu_follows_its_compute_capability(monkeypatch, capability, expected):
     asked = []
     monkeypatch.setattr(torch.cuda, 'get_device_capability', lambda index=None: asked.append(index) or capability)
