@@ -5,25 +5,27 @@
     python benchmarks/backbone_vs_transformers.py --arch sapiens2_nano --size 128 96 --repeats 1   # quick check
     python benchmarks/backbone_vs_transformers.py --peers transformers ours ours-bf16 ort-fp32 ort-int8 \
         --tasks pose seg normal                                        # the precisions of issue 28
-    python benchmarks/backbone_vs_transformers.py --peers transformers transformers-bf16 ours ours-bf16 \
-        ort-fp32 ort-int8 --tasks pose                                 # fair peers: each library at its best
+    python benchmarks/backbone_vs_transformers.py --peers transformers transformers-bf16 transformers-bf16w ours \
+        ours-bf16 ort-fp32 ort-int8 --tasks pose                       # fair peers: each library at its best
     python benchmarks/backbone_vs_transformers.py --quick              # a smoke run of every peer (seconds)
 
 Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapiens2Model`` with SDPA and the
 official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through
 sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``;
 heads in channels-last). Other peers (``--peers``): ``ours-bf16`` and ``transformers-bf16`` (ours / transformers'
-model under ``torch.autocast('cpu', torch.bfloat16)``; skipped on a CPU without AVX512-BF16 or AMX, where ``--dtype
-bf16`` is refused), ``ort-fp32`` and ``ort-int8``: each task model (backbone + head, fp32 RoPE) exported to ONNX in
-a temporary folder (``sapiens2.deploy.export``), and its dynamic int8 quantization (``sapiens2.deploy.quantize``),
-run by ONNX Runtime's CPU provider with as many threads as torch; these time the whole task model (no backbone row).
+model under ``torch.autocast('cpu', torch.bfloat16)``), ``transformers-bf16w`` (transformers' model and input in
+bf16, as ``from_pretrained(..., torch_dtype=torch.bfloat16)`` loads it; no autocast) -- the bf16 peers are skipped on
+a CPU without AVX512-BF16 or AMX, where ``--dtype bf16`` is refused --, ``ort-fp32`` and ``ort-int8``: each task
+model (backbone + head, fp32 RoPE) exported to ONNX in a temporary folder (``sapiens2.deploy.export``), and its
+dynamic int8 quantization (``sapiens2.deploy.quantize``), run by ONNX Runtime's CPU provider with as many threads as
+torch; these time the whole task model (no backbone row).
 They are exported at ONNX opset 23 (attention as one fused ``Attention`` node); ``ort-fp32-op18`` is the same model
 exported at opset 18 (attention as MatMul-Softmax-MatMul), which measures what the fused node gains.
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
-backbone + head. The header names the CPU and its speed flags (AVX2, AVX-512, VNNI, BF16, AMX). Prints per part
-the median time, the speed-up over transformers in fp32 and over transformers' fastest correct peer (``vs best``:
-the faster of ``transformers`` and ``transformers-bf16`` whose output is within ``CORRECT_REL_L2`` of ours; medians
-of per-repeat ratios),
+backbone + head. The header names the CPU and its speed flags (AVX2, AVX-512, VNNI, BF16, AMX) and the precision
+our default (``--dtype auto``) runs there. Prints per part the median time, the speed-up over transformers in fp32
+and over transformers' fastest correct peer (``vs best``: the fastest of ``transformers``, ``transformers-bf16`` and
+``transformers-bf16w`` whose output is within ``CORRECT_REL_L2`` of ours; medians of per-repeat ratios),
 the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
 backbone's largest shape timed in the same repeats, and how far each output is from ours (max abs and relative
 L2; for seg also the share of pixels with the same label). ``--profile`` adds a profile by op of one backbone
@@ -48,13 +50,14 @@ from transformers_peer import build_peer, check_mapping  # noqa: E402
 
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E402
-from sapiens2.utils.devices import cpu_runs_bf16, cpu_summary  # noqa: E402
+from sapiens2.utils.devices import auto_dtype, cpu_runs_bf16, cpu_summary  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
-ALL_PEERS = (*PEERS, 'transformers-bf16', 'ours-bf16', 'ort-fp32', 'ort-int8', 'ort-fp32-op18')
+ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ort-fp32', 'ort-int8', 'ort-fp32-op18')
 ORT_PEERS = ('ort-fp32', 'ort-int8', 'ort-fp32-op18')
-BF16_PEERS = ('transformers-bf16', 'ours-bf16')  # under CPU bf16 autocast; need a CPU with native bf16
-THEIR_PEERS = ('transformers', 'transformers-bf16')
+AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16')  # under CPU bf16 autocast
+BF16_PEERS = (*AUTOCAST_PEERS, 'transformers-bf16w')  # need a CPU with native bf16
+THEIR_PEERS = ('transformers', 'transformers-bf16', 'transformers-bf16w')
 #: A transformers peer is a fair reference (``vs best``) when its output is this close to ours (relative L2).
 CORRECT_REL_L2 = 0.05
 TASKS = ('backbone', 'pose', 'seg', 'normal')
@@ -203,17 +206,22 @@ def main(argv=None) -> None:
     print(f'{args.arch} at {args.size[0]}x{args.size[1]}, batch 1, fp32, CPU, {torch.get_num_threads()} threads, '
           f'median of {args.repeats} interleaved repeats after one warm-up, load average {os.getloadavg()[0]:.1f}')
     print(f'CPU: {cpu_summary()}')
+    print('our default (--dtype auto) here: {} ({})'.format(*auto_dtype('cpu')))
     print(f'key mapping check (fp32 RoPE, nano): max abs difference {check_mapping():.1e}')
 
     backbone = Sapiens2(arch=args.arch, img_size=tuple(args.size), out_type='featmap').eval()
     backbone.init_weights()
     theirs = build_peer(backbone)
+    bf16w = 'transformers-bf16w' in peers  # transformers with bf16 weights, as torch_dtype=torch.bfloat16 loads it
+    theirs_bf16 = copy.deepcopy(theirs).to(torch.bfloat16) if bf16w else None
     grid = backbone.patch_resolution
     heads: Dict[str, Dict[str, nn.Module]] = {}
     for task in (t for t in args.tasks if t != 'backbone'):
         ours = build_head(task, backbone.embed_dims)
         heads[task] = {'ours': ours, 'ours-fast': copy.deepcopy(ours).to(memory_format=torch.channels_last),
                        'transformers': build_peer(backbone, ours).decode_head}
+        if bf16w:
+            heads[task]['transformers-bf16w'] = copy.deepcopy(heads[task]['transformers']).to(torch.bfloat16)
     x = torch.randn(1, 3, *args.size)
     # The largest GEMM of a block (tokens x C -> 8C, the SwiGLU w12): the machine's dense fp32 rate at this shape.
     tokens = grid[0] * grid[1] + backbone.num_extra_tokens
@@ -222,15 +230,17 @@ def main(argv=None) -> None:
 
     def run_backbone(peer: str):
         with torch.no_grad():
-            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in BF16_PEERS):
+            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in AUTOCAST_PEERS):
+                if peer == 'transformers-bf16w':
+                    return their_head_input(theirs_bf16(pixel_values=x.bfloat16()), backbone.num_extra_tokens, grid)
                 if peer in THEIR_PEERS:
                     return their_head_input(theirs(pixel_values=x), backbone.num_extra_tokens, grid)
                 set_fast(backbone, peer == 'ours-fast')
                 return backbone(x)[-1]
 
     def run_head(task: str, peer: str, feature: torch.Tensor):
-        head = heads[task][peer if peer in PEERS else 'transformers' if peer in THEIR_PEERS else 'ours']
-        with torch.no_grad(), torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in BF16_PEERS):
+        head = heads[task][peer if peer in heads[task] else 'transformers' if peer in THEIR_PEERS else 'ours']
+        with torch.no_grad(), torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in AUTOCAST_PEERS):
             if peer == 'ours-fast':
                 return head(feature.contiguous(memory_format=torch.channels_last))
             return head(feature)
@@ -289,7 +299,7 @@ def main(argv=None) -> None:
 
     rate = statistics.median(gemm)
     print(f'dense fp32 GEMM {gemm_a.shape[0]}x{gemm_a.shape[1]}x{gemm_b.shape[1]}: {rate / 1e9:.0f} GFLOP/s')
-    print(f'{"part":9s} {"peer":17s} {"seconds":>8s} {"speed-up":>8s} {"vs best":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  '
+    print(f'{"part":9s} {"peer":18s} {"seconds":>8s} {"speed-up":>8s} {"vs best":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  '
           'output vs ours')
 
     def part_times(task: str, peer: str) -> List[float]:
@@ -311,7 +321,7 @@ def main(argv=None) -> None:
             achieved = total / statistics.median(t)
             name = 'backbone' if task == 'backbone' else f'{task} task'
             diff = '' if peer == 'ours' else differences(outputs[task][peer], outputs[task]['ours'], task)
-            print(f'{name:9s} {peer:17s} {statistics.median(t):8.2f} {speedup:7.2f}x {speedup_best:7.2f}x '
+            print(f'{name:9s} {peer:18s} {statistics.median(t):8.2f} {speedup:7.2f}x {speedup_best:7.2f}x '
                   f'{achieved / 1e9:8.1f} {100 * achieved / rate:6.1f}%  {diff}')
         print(f'{"":9s} vs best: against {best}, transformers\' fastest peer within rel L2 {CORRECT_REL_L2} of ours')
         if task != 'backbone':

@@ -215,8 +215,8 @@ def main() -> None:
     parser.add_argument('--frames', type=int, default=20, help='frames of each clip')
     args = parser.parse_args()
     start = time.time()
-    inferencer = Sapiens2Inferencer(['pose-tiny', 'seg-tiny', 'pointmap-tiny'], device='cpu',
-                                    task_options=dict(pose=dict(smooth=False)))
+    inferencer = Sapiens2Inferencer(['pose-tiny', 'seg-tiny', 'pointmap-tiny'], device='cpu', dtype='fp32',
+                                    task_options=dict(pose=dict(smooth=False)))  # the docs' figures are fp32
     names = [t for t in inferencer.tasks if t.name == 'pose'][0].keypoint_names()
     body = np.isin(names, COCO17)
     single_images(inferencer, PeopleComposer(inferencer.tasks), body, args.scenes)

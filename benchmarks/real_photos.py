@@ -168,7 +168,8 @@ FOREGROUND = {'seg': lambda result: result['labels'] > 0, 'matting': lambda resu
 
 def build_task(model: str, weights: Optional[str], device: str):
     from sapiens2.apis import Sapiens2Inferencer
-    return Sapiens2Inferencer(model, weights, device=device).tasks[0]
+    # fp32: the figures in the docs (the default is auto)
+    return Sapiens2Inferencer(model, weights, device=device, dtype='fp32').tasks[0]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

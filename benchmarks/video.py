@@ -38,13 +38,14 @@ def ground_truth_boxes(clip, name: str) -> dict:
 def build_task(model: str, device: str):
     from sapiens2.apis import Sapiens2Inferencer
     if model == 'tiny':
-        return Sapiens2Inferencer(TINY_CONFIG, TINY_WEIGHTS, device=device).tasks[0]
+        # fp32: the figures in the docs (the default is auto)
+        return Sapiens2Inferencer(TINY_CONFIG, TINY_WEIGHTS, device=device, dtype='fp32').tasks[0]
     directory = tempfile.mkdtemp()
     config = osp.join(directory, 'sapiens2_0.1b_pose-256x192.py')
     with open(config, 'w') as f:
         f.write(f"_base_ = [{TINY_CONFIG!r}]\nmodel = dict(backbone=dict(arch='sapiens2_0.1b'), "
                 "head=dict(in_channels=768))\n")
-    return Sapiens2Inferencer(config, device=device).tasks[0]
+    return Sapiens2Inferencer(config, device=device, dtype='fp32').tasks[0]
 
 
 def run(task, video: str, boxes: dict, track: bool, options=None) -> list:

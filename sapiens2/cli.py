@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import positive
+from sapiens2.utils.devices import AUTO, DTYPES
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -27,6 +28,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
     web.add_argument('--host', default='127.0.0.1', help='address to serve on (default 127.0.0.1: this machine only)')
     web.add_argument('--port', type=int, default=7860, help='port to serve on (default 7860)')
     web.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
+    web.add_argument('--dtype', default=AUTO, choices=DTYPES + (AUTO, ),
+                     help='the models\' precision (default auto: as sapiens2-infer, docs/inference.md)')
     web.add_argument('--max-upload-mb', type=positive, default=None,
                      help='the largest upload accepted, in MiB (default 100)')
     args, rest = parser.parse_known_args(argv)
@@ -50,7 +53,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
         return 0
     if args.command == 'web':
         from sapiens2.apis.web_demo import MAX_UPLOAD_MB, serve
-        serve(args.host, args.port, args.device, args.max_upload_mb or MAX_UPLOAD_MB)
+        serve(args.host, args.port, args.device, args.max_upload_mb or MAX_UPLOAD_MB, args.dtype)
         return 0
     if args.command == 'adaptations':
         import sapiens2.adaptations as adaptations

@@ -1,4 +1,5 @@
-"""The GPU suite: bf16 inference against transformers, training step and MFU, SDPA backend, compile, peak memory.
+"""The GPU suite: inference by precision and batch size against transformers, training step and MFU, SDPA backend,
+compile, peak memory.
 
 Run it through ``benchmarks/gpu/run.sh`` (which makes the carried wheels importable); see README.md beside it.
 
@@ -6,12 +7,15 @@ Run it through ``benchmarks/gpu/run.sh`` (which makes the carried wheels importa
     python benchmarks/gpu/suite.py --dry-run          # CPU: tiny arch at 64x48, one step of everything
 
 For each arch it measures, with one warm-up and then timed iterations (synchronised):
-* inference, bf16 autocast, backbone + a dense head (the normal head's layout): ours eager, ours with
-  ``compile=True, fuse_qkv=True``, and transformers' ``Sapiens2ForNormalEstimation`` with the same weights;
+* inference of backbone + a dense head (the normal head's layout) at each batch size of ``--infer-batches`` (1, 4
+  and 16): ours in fp32 (the official numerics), ours under bf16 autocast eager and with ``compile=True,
+  fuse_qkv=True``, and transformers' ``Sapiens2ForNormalEstimation`` with the same weights under bf16 autocast;
   images/s, peak memory, the SDPA kernels that ran (from the profiler), and each output's relative L2 distance to
-  ours eager;
-* inference through the exported path: the same task model in bf16 (weights and input), ``torch.export``-ed, saved
-  as a ``.pt2`` file, loaded and run (what a deployment without the Python model runs; ``--no-exported`` skips it);
+  ours bf16 eager. An ``auto`` row says which of these ``--dtype auto`` (the inference default,
+  ``sapiens2.utils.devices.auto_dtype``) runs on this device and repeats its figures;
+* inference through the exported path (at the first batch size): the same task model in bf16 (weights and input),
+  ``torch.export``-ed, saved as a ``.pt2`` file, loaded and run (what a deployment without the Python model runs;
+  ``--no-exported`` skips it);
 * a training step (bf16 autocast, activation checkpointing per block, AdamW, MSE loss on random targets): step time,
   images/s, MFU = 3 x forward FLOPs (counted by ``torch.utils.flop_counter``) / step time / peak bf16 FLOP/s, against
   the datasheet peak where the GPU is known and against a measured 8192^3 bf16 matmul.
@@ -38,6 +42,7 @@ sys.path[:0] = [ROOT, osp.join(ROOT, 'benchmarks')]
 
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.heads import DenseTrunkHead  # noqa: E402
+from sapiens2.utils.devices import auto_dtype  # noqa: E402
 
 # Dense bf16 tensor-core peak (no sparsity) from the datasheets, FLOP/s.
 DATASHEET_BF16 = {'H200': 989.4e12, 'H100': 989.4e12, 'A100': 312e12, 'L40S': 362e12, 'B200': 2250e12}
@@ -87,7 +92,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--dry-run', action='store_true', help='CPU, tiny arch at 64x48, one iteration of everything')
     parser.add_argument('--archs', nargs='+', default=['sapiens2_0.4b', 'sapiens2_1b'])
     parser.add_argument('--size', type=int, nargs=2, default=(1024, 768), metavar=('H', 'W'))
-    parser.add_argument('--infer-batch', type=int, default=8)
+    parser.add_argument('--infer-batches', type=int, nargs='+', default=[1, 4, 16],
+                        help='inference batch sizes (default 1 4 16)')
     parser.add_argument('--infer-iters', type=int, default=10)
     parser.add_argument('--train-batch', type=int, default=4)
     parser.add_argument('--train-iters', type=int, default=5)
@@ -101,7 +107,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.dry_run:
         args.archs, args.size = ['sapiens2_tiny'], (64, 48)
-        args.infer_batch = args.train_batch = args.infer_iters = args.train_iters = 1
+        args.infer_batches, args.train_batch, args.infer_iters, args.train_iters = [1, 2], 1, 1, 1
         args.warmup = 0
         if args.compile == 'both':
             args.compile = 'off'
@@ -188,39 +194,61 @@ def rel_l2(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer) -> List[dict]:
+    """The inference rows of ``arch`` at every batch size of ``--infer-batches``."""
     model = build(arch, args.size, device).eval()
-    x = torch.randn(args.infer_batch, 3, *args.size, device=device)
+    rows = []
+    for index, batch in enumerate(args.infer_batches):
+        rows += inference_at(model, arch, batch, args, device, timer, with_exported=index == 0 and not args.no_exported)
+        if device.type == 'cuda':
+            torch.cuda.empty_cache()
+    return rows
+
+
+def inference_at(model: TaskModel, arch: str, batch: int, args: argparse.Namespace, device: torch.device,
+                 timer: Timer, with_exported: bool) -> List[dict]:
+    """The inference rows of one batch size (the exported path too with ``with_exported``)."""
+    x = torch.randn(batch, 3, *args.size, device=device)
     rows, outputs = [], {}
+    common = dict(arch=arch, part='inference', batch=batch)
 
-    def ours() -> torch.Tensor:
-        with torch.no_grad(), torch.autocast(device.type, dtype=torch.bfloat16):
-            return model(x)
+    def ours(dtype: Optional[torch.dtype] = torch.bfloat16) -> Callable[[], torch.Tensor]:
+        def run() -> torch.Tensor:
+            with torch.no_grad(), torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+                return model(x)
+        return run
 
+    r = timer.run(ours(None), args.warmup, args.infer_iters)
+    outputs['fp32'] = ours(None)()
+    rows.append(dict(common, peer='ours', mode='fp32', dtype='fp32', output_key='fp32',
+                     images_per_s=batch / r['seconds'], ms=1e3 * r['seconds'], first_call_s=r['first_call_s'],
+                     peak_gib=r['peak_gib'], sdpa=sdpa_kernels(ours(None))))
     modes = {'off': ['eager'], 'on': ['compiled'], 'both': ['eager', 'compiled']}[args.compile]
     for mode in modes:
         model.backbone.fuse_qkv = mode == 'compiled'
         if mode == 'compiled':
             from sapiens2.models.layers.compiled_block import CompiledBlockRunner
             model.backbone.block_runner = CompiledBlockRunner()
-        r = timer.run(ours, args.warmup, args.infer_iters)
-        outputs[mode] = ours()
+        r = timer.run(ours(), args.warmup, args.infer_iters)
+        outputs[mode] = ours()()
         failed = mode == 'compiled' and model.backbone.block_runner.failed
-        rows.append(dict(arch=arch, part='inference', peer='ours', mode=mode + (' (fell back)' if failed else ''),
-                         output_key=mode,
-                         images_per_s=args.infer_batch / r['seconds'], ms=1e3 * r['seconds'],
-                         first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(ours)))
+        rows.append(dict(common, peer='ours', mode=mode + (' (fell back)' if failed else ''), dtype='bf16',
+                         output_key=mode, images_per_s=batch / r['seconds'], ms=1e3 * r['seconds'],
+                         first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(ours())))
     model.backbone.fuse_qkv, model.backbone.block_runner = False, None
-    if not args.no_exported:
+    picked, why = auto_dtype(str(device))
+    same = next((row for row in rows if row['dtype'] == picked and row['mode'] in ('fp32', 'eager')), None)
+    if same is not None:  # the default runs one of the rows above: its figures, under the name users run
+        rows.append(dict(same, mode='auto', dtype=picked, auto_why=why, same_as=same['mode']))
+    if with_exported:
         try:
             exported = exported_bf16(model, x)
             r = timer.run(exported, args.warmup, args.infer_iters)
             outputs['exported'] = exported()
-            rows.append(dict(arch=arch, part='inference', peer='exported (.pt2)', mode='bf16',
-                             output_key='exported',
-                             images_per_s=args.infer_batch / r['seconds'], ms=1e3 * r['seconds'],
+            rows.append(dict(common, peer='exported (.pt2)', mode='bf16', dtype='bf16', output_key='exported',
+                             images_per_s=batch / r['seconds'], ms=1e3 * r['seconds'],
                              first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(exported)))
         except Exception as error:  # torch.export may fail on another torch: report why and go on
-            rows.append(dict(arch=arch, part='inference', peer='exported (.pt2)', mode='unavailable',
+            rows.append(dict(common, peer='exported (.pt2)', mode='unavailable',
                              error=f'{type(error).__name__}: {error}'.splitlines()[0]))
     if not args.no_transformers:
         try:
@@ -236,12 +264,12 @@ def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: 
             r = timer.run(theirs, args.warmup, args.infer_iters)
             outputs['transformers'] = theirs()
             import transformers
-            rows.append(dict(arch=arch, part='inference', peer=f'transformers {transformers.__version__}',
-                             mode='eager', output_key='transformers', images_per_s=args.infer_batch / r['seconds'],
+            rows.append(dict(common, peer=f'transformers {transformers.__version__}', mode='eager',
+                             dtype='bf16', output_key='transformers', images_per_s=batch / r['seconds'],
                              ms=1e3 * r['seconds'],
                              first_call_s=r['first_call_s'], peak_gib=r['peak_gib'], sdpa=sdpa_kernels(theirs)))
         except Exception as error:  # the peer is optional: report why it is missing and go on
-            rows.append(dict(arch=arch, part='inference', peer='transformers', mode='unavailable',
+            rows.append(dict(common, peer='transformers', mode='unavailable',
                              error=f'{type(error).__name__}: {error}'))
     reference = outputs.get('eager')
     for row in rows:
@@ -290,7 +318,8 @@ def train_step(arch: str, args: argparse.Namespace, device: torch.device, timer:
         optimizer.step()
 
     r = timer.run(step, args.warmup, args.train_iters)
-    row = dict(arch=arch, part='train step', peer='ours', mode='compiled' if compiled else 'eager',
+    row = dict(arch=arch, part='train step', batch=args.train_batch, peer='ours',
+               mode='compiled' if compiled else 'eager', dtype='bf16',
                images_per_s=args.train_batch / r['seconds'], ms=1e3 * r['seconds'], first_call_s=r['first_call_s'],
                peak_gib=r['peak_gib'], step_tflop=flops / 1e12, mfu_measured=flops / r['seconds'] / peaks['measured'])
     if peaks.get('datasheet'):
@@ -320,19 +349,20 @@ def datasheet_peak(name: Optional[str]) -> Optional[float]:
 
 
 def print_table(rows: List[dict]) -> None:
-    header = (f'{"arch":14s} {"part":10s} {"peer":22s} {"mode":10s} {"img/s":>8s} {"ms":>9s} {"1st s":>7s} '
-              f'{"peak GiB":>8s} {"MFU":>11s} {"rel L2":>8s}  sdpa')
+    header = (f'{"arch":14s} {"part":10s} {"batch":>5s} {"peer":22s} {"mode":10s} {"dtype":5s} {"img/s":>8s} '
+              f'{"ms":>9s} {"1st s":>7s} {"peak GiB":>8s} {"MFU":>11s} {"rel L2":>8s}  sdpa')
     print(header)
     for r in rows:
+        start = f'{r["arch"]:14s} {r["part"]:10s} {r["batch"]:5d} {r["peer"]:22s} {r["mode"]:10s}'
         if 'error' in r:
-            print(f'{r["arch"]:14s} {r["part"]:10s} {r["peer"]:22s} {r["mode"]:10s} {r["error"]}')
+            print(f'{start} {r["error"]}')
             continue
         mfu = (f'{100 * r["mfu_measured"]:4.1f}%' + (f'/{100 * r["mfu_datasheet"]:4.1f}%'
                                                      if 'mfu_datasheet' in r else '')) if 'mfu_measured' in r else ''
         rel = f'{r["rel_l2_vs_ours_eager"]:.1e}' if 'rel_l2_vs_ours_eager' in r else ''
-        print(f'{r["arch"]:14s} {r["part"]:10s} {r["peer"]:22s} {r["mode"]:10s} {r["images_per_s"]:8.2f} '
-              f'{r["ms"]:9.1f} {r["first_call_s"]:7.1f} {r["peak_gib"]:8.2f} {mfu:>11s} {rel:>8s}  '
-              f'{",".join(r.get("sdpa", []))}')
+        extra = f'  (= the {r["same_as"]} row: {r["auto_why"]})' if 'same_as' in r else ''
+        print(f'{start} {r["dtype"]:5s} {r["images_per_s"]:8.2f} {r["ms"]:9.1f} {r["first_call_s"]:7.1f} '
+              f'{r["peak_gib"]:8.2f} {mfu:>11s} {rel:>8s}  {",".join(r.get("sdpa", []))}{extra}')
 
 
 def main(argv=None) -> int:

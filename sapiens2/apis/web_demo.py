@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from sapiens2.engine.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
 from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, get_entry, runnable_entries
+from sapiens2.utils.devices import AUTO
 
 #: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.
 BROWSER_VIDEO_SUFFIX = '.webm'
@@ -160,10 +161,11 @@ class WebDemo:
     Args:
         out_root: Folder for the runs' outputs (the page serves files from there).
         device: ``'cpu'``, ``'cuda'``...; default CUDA when available.
+        dtype: The models' precision (default ``'auto'``: :func:`~sapiens2.utils.devices.auto_dtype`).
     """
 
-    def __init__(self, out_root: str, device: Optional[str] = None) -> None:
-        self.out_root, self.device = out_root, device
+    def __init__(self, out_root: str, device: Optional[str] = None, dtype: str = AUTO) -> None:
+        self.out_root, self.device, self.dtype = out_root, device, dtype
         self._inferencers: Dict[Tuple[str, ...], object] = {}
 
     def inferencer(self, models: Sequence[str]):
@@ -173,7 +175,7 @@ class WebDemo:
         if key not in self._inferencers:
             while len(self._inferencers) >= MAX_CACHED_INFERENCERS:
                 self._inferencers.pop(next(iter(self._inferencers)))
-            self._inferencers[key] = Sapiens2Inferencer(list(key), device=self.device)
+            self._inferencers[key] = Sapiens2Inferencer(list(key), device=self.device, dtype=self.dtype)
         return self._inferencers[key]
 
     def run(self, path: Optional[str], models: Sequence[str], people: bool = False,
@@ -200,7 +202,9 @@ class WebDemo:
         files = download_names(raw, out_dir, downloads)
         archive = zip_files(pictures + raw, out_dir, osp.join(downloads, f'{name}_results.zip'))
         what = ', '.join(models) + (' (people)' if people else '')
-        lines = [f'{what} on {osp.basename(path)}: {len(raw)} raw result files', pose_status(out_dir, name, kpt_thr)]
+        dtypes = ', '.join(sorted({task.dtype for task in inferencer.tasks}))
+        lines = [f'{what} on {osp.basename(path)} in {dtypes}: {len(raw)} raw result files',
+                 pose_status(out_dir, name, kpt_thr)]
         return shown, [archive] + files, '\n\n'.join(line for line in lines if line)
 
 
@@ -290,7 +294,7 @@ def build_page(demo: WebDemo):
 
 
 def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None,
-          max_upload_mb: float = MAX_UPLOAD_MB) -> None:
+          max_upload_mb: float = MAX_UPLOAD_MB, dtype: str = AUTO) -> None:
     """Serve the page on ``host:port`` until Ctrl-C or SIGTERM, accepting uploads of up to ``max_upload_mb`` MiB.
 
     The runs' outputs and Gradio's copies of the uploads and results (its ``GRADIO_TEMP_DIR``, set to a folder of
@@ -305,7 +309,7 @@ def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = Non
         signal.signal(stop, signal.default_int_handler)
     page = None
     try:
-        page = build_page(WebDemo(out_root, device))
+        page = build_page(WebDemo(out_root, device, dtype))
         page.queue(default_concurrency_limit=1)
         page.launch(server_name=host, server_port=port, share=False, ssr_mode=False, allowed_paths=[out_root],
                     max_file_size=int(max_upload_mb * 2 ** 20),

@@ -165,9 +165,11 @@ def resolve_dtype(dtype: str, device: str, backend: str = 'torch',
 def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequence[str]] = None) -> Tuple[str, str]:
     """The dtype ``auto`` runs on ``device`` with ``backend``, and why (docs/inference.md: devices and dtypes).
 
-    torch: bf16 on a CPU that computes bf16 natively and on a CUDA GPU that supports it, fp16 on other GPUs, fp32
-    on other CPUs. onnxruntime: int8 where the table runs it and the bundle has an int8 model (``precisions``), else
-    fp32.
+    torch: bf16 on a CPU that computes bf16 natively (AVX512-BF16 or AMX) and on a CUDA GPU that does (compute
+    capability 8.0 on), fp32 elsewhere (an older GPU too: fp16 can overflow where the bf16-trained models do not, so
+    it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8 model
+    (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs state
+    for each precision (docs/performance.md: precisions on the CPU).
     """
     device_type = str(device).split(':')[0]
     runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type), ())
@@ -184,7 +186,8 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
         name, (major, _) = torch.cuda.get_device_name(index), torch.cuda.get_device_capability(index)
         if major >= 8 and 'bf16' in runs:  # Ampere and later compute bf16 natively
             return 'bf16', f'{name} computes bf16 natively (compute capability {major}.x)'
-        return 'fp16', f'{name} lacks native bf16 (compute capability {major}.x, bf16 needs 8.0)'
+        return 'fp32', (f'{name} lacks native bf16 (compute capability {major}.x, bf16 needs 8.0); --dtype fp16 runs '
+                        'half precision there')
     if 'int8' in runs and 'int8' in (precisions or ()):
         return 'int8', 'the bundle has an int8 model'
     why = ('the bundle has no int8 model (export it with --int8)' if 'int8' in runs else

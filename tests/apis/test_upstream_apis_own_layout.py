@@ -47,7 +47,7 @@ def own(tmp_path_factory) -> dict:
 @pytest.fixture(scope='module')
 def sapiens2_pose(own, tmp_path_factory) -> np.ndarray:
     """Sapiens2Inferencer's keypoints for BOX: what each upstream API must give."""
-    inferencer = Sapiens2Inferencer(own['pose_cfg'], own['pose_ckpt'], device='cpu')
+    inferencer = Sapiens2Inferencer(own['pose_cfg'], own['pose_ckpt'], device='cpu', dtype='fp32')
     result = inferencer(own['image'], out_dir=str(tmp_path_factory.mktemp('pose_out')), show_progress=False,
                         bboxes=dict(photo=[BOX]))[0]['pose']
     assert result['keypoints'].shape == (1, 10, 2)
@@ -56,7 +56,7 @@ def sapiens2_pose(own, tmp_path_factory) -> np.ndarray:
 
 @pytest.fixture(scope='module')
 def sapiens2_seg(own, tmp_path_factory) -> np.ndarray:
-    inferencer = Sapiens2Inferencer(own['seg_cfg'], own['seg_ckpt'], device='cpu')
+    inferencer = Sapiens2Inferencer(own['seg_cfg'], own['seg_ckpt'], device='cpu', dtype='fp32')
     labels = inferencer(own['image'], out_dir=str(tmp_path_factory.mktemp('seg_out')), show_progress=False
                         )[0]['seg']['labels']
     assert labels.shape == (160, 120) and labels.max() < 5

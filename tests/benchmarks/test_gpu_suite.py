@@ -16,6 +16,7 @@ def test_dry_run_settings():
     args = suite.parse_args(['--dry-run'])
     assert args.archs == ['sapiens2_tiny'] and args.size == (64, 48)
     assert args.infer_iters == args.train_iters == 1 and args.warmup == 0 and args.compile == 'off'
+    assert args.infer_batches == [1, 2] and suite.parse_args([]).infer_batches == [1, 4, 16]
 
 
 def test_datasheet_peak_by_gpu_name():
@@ -44,3 +45,10 @@ def test_dry_run_writes_the_table_and_json(tmp_path):
     assert 'error' not in exported, exported
     assert exported['images_per_s'] > 0 and 0 < exported['rel_l2_vs_ours_eager'] < 0.1
     assert result['environment']['torch'] and 'arch' in proc.stdout and 'JSON:' in proc.stdout
+    by_batch = {(r['batch'], r['peer'].split(' ')[0], r['mode']): r for r in result['rows'] if r['part'] == 'inference'}
+    for batch in (1, 2):  # fp32, bf16 and what auto runs, with peak memory, at each batch size
+        fp32, bf16, auto = (by_batch[(batch, 'ours', mode)] for mode in ('fp32', 'eager', 'auto'))
+        assert fp32['dtype'] == 'fp32' and 0 < fp32['rel_l2_vs_ours_eager'] < 0.1 and bf16['dtype'] == 'bf16'
+        assert auto['dtype'] in ('fp32', 'bf16') and auto['ms'] == by_batch[(batch, 'ours', auto['same_as'])]['ms']
+        assert all(r['peak_gib'] > 0 for r in (fp32, bf16))
+        assert 'error' not in by_batch[(batch, 'transformers', 'eager')]

@@ -99,3 +99,19 @@ def test_codec_is_registered_and_batch_decodes_like_decode():
 def test_bad_shapes_are_rejected():
     with pytest.raises(ValueError, match='N, K, H, W'):
         udp_dark_decode(torch.zeros(3, 32, 24), INPUT_SIZE)
+
+
+@pytest.mark.parametrize('dtype, kept', [(torch.bfloat16, True), (torch.float16, True), (torch.float32, False)])
+def test_a_runaway_dark_step_on_reduced_precision_heatmaps_keeps_the_maximum(monkeypatch, dtype, kept):
+    """bf16 rounding can make a low peak's log-Hessian near singular (a step of 2^18 px seen in bf16 inference):
+    on bf16/fp16 heatmaps a step beyond MAX_REDUCED_PRECISION_STEP keeps the integer maximum; fp32 is mmpose's."""
+    from sapiens2.codecs import fast_udp_decode
+    heatmaps = torch.zeros(1, 2, 16, 12, dtype=dtype)
+    heatmaps[0, 0, 5, 4] = heatmaps[0, 1, 9, 7] = 0.5
+    refine = fast_udp_decode.refine_dark_udp
+    monkeypatch.setattr(fast_udp_decode, 'refine_dark_udp', lambda maps, locs, vals, kernel: refine(
+        maps, locs, vals, kernel) + torch.tensor([[[0.0, 0.0], [0.0, 1e5]]]))  # keypoint 1 runs away
+    keypoints, _ = udp_dark_decode(heatmaps, (12, 16))
+    factor = torch.tensor([12 / 11, 16 / 15])
+    assert torch.allclose(keypoints[0, 0], torch.tensor([4.0, 5.0]) * factor, atol=0.5)
+    assert torch.equal(keypoints[0, 1], torch.tensor([7.0, 9.0]) * factor) is kept

@@ -11,6 +11,7 @@ from torch.utils.checkpoint import checkpoint
 from ..layers import (
     LayerScale,
     PatchEmbed,
+    RMSNorm,
     RopePositionEmbedding,
     TransformerBlock,
     WindowTokenizer,
@@ -170,7 +171,7 @@ class Sapiens2(BaseModule):
                              layer_scale_init_value=layer_scale_init_value, ffn_chunk_tokens=ffn_chunk_tokens, **cfg)
             for cfg in self._block_cfgs(layer_cfgs)
         ])
-        self.ln1 = nn.RMSNorm(self.embed_dims, eps=1e-6) if final_norm else nn.Identity()
+        self.ln1 = RMSNorm(self.embed_dims, eps=1e-6) if final_norm else nn.Identity()
         self._freeze_stages()
 
     # ----------------------------------------------------------------------------------------------------- setup

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .layer_scale import LayerScale
+from .rmsnorm import RMSNorm
 from .rope import RopeTables, apply_rope
 
 QKVWeights = Tuple[torch.Tensor, Optional[torch.Tensor]]  # (weight (C + 2 kv, C), bias or None)
@@ -38,8 +39,8 @@ class Attention(nn.Module):
         self.wq = nn.Linear(embed_dims, embed_dims, bias=qkv_bias)
         self.wk = nn.Linear(embed_dims, kv_dims, bias=qkv_bias)
         self.wv = nn.Linear(embed_dims, kv_dims, bias=qkv_bias)
-        self.q_norm = nn.RMSNorm(self.head_dims, eps=1e-6) if use_qk_norm else nn.Identity()
-        self.k_norm = nn.RMSNorm(self.head_dims, eps=1e-6) if use_qk_norm else nn.Identity()
+        self.q_norm = RMSNorm(self.head_dims, eps=1e-6) if use_qk_norm else nn.Identity()
+        self.k_norm = RMSNorm(self.head_dims, eps=1e-6) if use_qk_norm else nn.Identity()
         self.proj = nn.Linear(embed_dims, embed_dims, bias=True)
         self.gamma = LayerScale(embed_dims, layer_scale_init_value) if layer_scale_init_value > 0 else nn.Identity()
         self._fused: Optional[Tuple[tuple, QKVWeights]] = None
@@ -74,6 +75,7 @@ class Attention(nn.Module):
         """Attention output before the projection, (B, N, C); q, k and v are freed on return."""
         batch, tokens, channels = x.shape
         if qkv is None:
+            x = _in_autocast_dtype(x)
             q, k, v = self.wq(x), self.wk(x), self.wv(x)
         else:
             kv_dims = self.num_kv_heads * self.head_dims
@@ -86,3 +88,12 @@ class Attention(nn.Module):
             q, k = apply_rope(q, rope), apply_rope(k, rope)
         out = F.scaled_dot_product_attention(q, k, v, enable_gqa=self.num_kv_heads != self.num_heads)
         return out.transpose(1, 2).reshape(batch, tokens, channels)
+
+
+def _in_autocast_dtype(x: torch.Tensor) -> torch.Tensor:
+    """``x`` cast once to the autocast dtype when autocast is on: the q, k and v projections would each cast it
+    (bitwise the same values), three fp32 -> bf16 passes over the block's input instead of one."""
+    device = x.device.type
+    if x.dtype == torch.float32 and torch.is_autocast_enabled(device):
+        return x.to(torch.get_autocast_dtype(device))
+    return x

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from .attention import Attention, QKVWeights
+from .rmsnorm import RMSNorm
 from .rope import RopeTables
 from .swiglu import SwiGLUFFN
 
@@ -28,9 +29,9 @@ class TransformerBlock(nn.Module):
                  ffn_chunk_tokens: Optional[int] = None) -> None:
         super().__init__()
         self.ffn_chunk_tokens = ffn_chunk_tokens
-        self.ln1 = nn.RMSNorm(embed_dims, eps=1e-6)
+        self.ln1 = RMSNorm(embed_dims, eps=1e-6)
         self.attn = Attention(embed_dims, num_heads, num_kv_heads, qkv_bias, use_qk_norm, layer_scale_init_value)
-        self.ln2 = nn.RMSNorm(embed_dims, eps=1e-6)
+        self.ln2 = RMSNorm(embed_dims, eps=1e-6)
         self.ffn = SwiGLUFFN(embed_dims, feedforward_channels)
 
     def forward(self, x: torch.Tensor, rope: Optional[RopeTables] = None,

@@ -2,6 +2,8 @@
 import torch
 from torch import nn
 
+from .rmsnorm import RMSNorm
+
 
 class RMSNorm2d(nn.Module):
     """``nn.RMSNorm`` applied over channels at every pixel (the norm of the official ``AlbedoHead``).
@@ -15,7 +17,7 @@ class RMSNorm2d(nn.Module):
 
     def __init__(self, num_channels: int, eps: float = 1e-6) -> None:
         super().__init__()
-        self.norm = nn.RMSNorm(num_channels, eps=eps)
+        self.norm = RMSNorm(num_channels, eps=eps)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.norm(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
