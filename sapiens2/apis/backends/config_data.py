@@ -3,7 +3,7 @@
 A bundle is a folder users download and share. MMEngine's ``Config.fromfile`` executes a ``.py`` config, so a
 bundle whose ``config.py`` began ``_x = __import__('os').system(...)`` ran that command on load. Export writes the
 config with ``Config.dump``; :func:`read_config_data` reads exactly what it writes, as data
-(:mod:`sapiens2.utils.config_literals`); anything else is one :class:`~sapiens2.deploy.bundle.BundleError` line
+(:mod:`sapiens2.utils.config_literals`); anything else is one :class:`~.bundle.BundleError` line
 naming the file, the line and what was found. :func:`load_bundle_config` builds the ``mmengine.Config`` from it,
 after checking that every ``type`` names a registered class: MMEngine's registries import and call any other
 dotted name (``type='subprocess.getoutput', cmd=...``), which would run code from data.
