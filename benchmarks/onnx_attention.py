@@ -25,8 +25,8 @@ import torch
 
 sys.path.insert(0, osp.dirname(osp.dirname(osp.abspath(__file__))))
 
+from sapiens2.apis.backends.onnxruntime_session import OnnxRuntimeSession  # noqa: E402
 from sapiens2.deploy.export import export_onnx  # noqa: E402
-from sapiens2.deploy.onnxruntime_backend import OnnxRuntimeSession  # noqa: E402
 from sapiens2.models.backbones.sapiens2 import resolve_arch  # noqa: E402
 from sapiens2.models.layers.attention import Attention  # noqa: E402
 

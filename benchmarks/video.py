@@ -75,7 +75,7 @@ def errors(results: list, clip) -> tuple:
 
 
 def accuracy(task, video: str, boxes: dict, clip) -> None:
-    from sapiens2.apis.pose_stream import StreamOptions
+    from sapiens2.apis.pose_video.stream import StreamOptions
     raw_pos, raw_acc = errors(run(task, video, boxes, track=False), clip)
     results = run(task, video, boxes, track=True)
     ids = np.stack([r['track_ids'] for r in results])

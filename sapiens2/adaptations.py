@@ -299,10 +299,10 @@ def _apply_custom_layouts_on_read() -> None:
     upstream = Config.fromfile
 
     def fromfile(filename, *args, **kwargs):
-        from sapiens2.deploy.bundle import MANIFEST
+        from sapiens2.apis.backends.bundle import MANIFEST
         folder = osp.dirname(osp.abspath(str(filename)))
         if osp.isfile(osp.join(folder, MANIFEST)):  # a bundle's config: read as data, never run
-            from sapiens2.deploy.config_data import load_bundle_config
+            from sapiens2.apis.backends.config_data import load_bundle_config
             return load_bundle_config(str(filename), folder)
         cfg = upstream(filename, *args, **kwargs)
         if isinstance(cfg, Config):
@@ -563,8 +563,8 @@ ADAPTATIONS: List[Adaptation] = [
         '(sapiens2.config.custom_layout), so every API that reads the config (mmpose/mmseg init_model, their '
         'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
         "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.config.layout_file); "
-        "a config beside a bundle's sapiens2_bundle.json is read as data, never run (sapiens2.deploy.config_data), "
-        "whichever API reads it.",
+        "a config beside a bundle's sapiens2_bundle.json is read as data, never run "
+        "(sapiens2.apis.backends.config_data), whichever API reads it.",
         _apply_custom_layouts_on_read),
     Adaptation(
         'inferencer-strict-load', 'mmengine', ('0.10.7', ),

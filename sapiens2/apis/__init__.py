@@ -5,10 +5,11 @@ The names load on first use (PEP 562), so ``sapiens2-infer --help`` imports none
 from sapiens2.utils.lazy_exports import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    'init_model': '.builder', 'Sapiens2Inferencer': '.inferencer', 'build_task': '.inferencer',
+    'init_model': '.builder', 'Sapiens2Inferencer': '.inferencer', 'build_task': '.tasks',
     'InferenceInterrupted': '.inferencer',
-    'inference_pipeline': '.pipeline', 'check_bboxes': '.pose_topdown', 'inference_pose_topdown': '.pose_topdown',
-    'init_person_detector': '.pose_topdown', 'SavePredictionsHook': '.save_predictions_hook',
+    'inference_pipeline': '.pipeline', 'check_bboxes': '.pose_video.topdown',
+    'inference_pose_topdown': '.pose_video.topdown', 'init_person_detector': '.pose_video.topdown',
+    'SavePredictionsHook': '.save_predictions_hook',
     'BaseInferenceTask': '.tasks', 'DenseInferenceTask': '.tasks', 'PoseInferenceTask': '.tasks',
     'SegInferenceTask': '.tasks'
 })

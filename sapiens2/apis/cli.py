@@ -144,7 +144,7 @@ def people_detector(args: argparse.Namespace, tasks: List[str]) -> Optional[Call
         return None
     from sapiens2.utils.devices import resolve_device
 
-    from .pose_topdown import detect_persons, init_person_detector
+    from .pose_video.topdown import detect_persons, init_person_detector
     detector = init_person_detector(args.det_config, args.det_checkpoint, resolve_device(args.device))
     return functools.partial(detect_persons, detector, score_thr=args.bbox_thr, nms_thr=args.nms_thr)
 

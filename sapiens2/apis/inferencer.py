@@ -5,11 +5,9 @@ import warnings
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from torch import nn
 from tqdm import tqdm
 
 from sapiens2.engine.checkpoint import trusted_checkpoints
-from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
@@ -19,45 +17,13 @@ from .notices import Notices
 from .pending_frames import PendingFrames
 from .people import PeopleComposer
 from .prefetch import prefetched
-from .tasks.base import BaseInferenceTask
+from .tasks import BaseInferenceTask, build_task
 from .writer import ResultWriter
 
 Frame = Tuple[Source, int, np.ndarray]
 # Frames read ahead while the model runs, in batches.
 PREFETCH_BATCHES = 2
 WRITE_AHEAD_BATCHES = 2  # batches of results that may wait for the writer thread
-
-
-def build_task(model: nn.Module, cfg, dtype: str = 'fp32',
-               task_options: Optional[Dict[str, dict]] = None) -> BaseInferenceTask:
-    """The config's inference task: ``cfg.infer_task`` (``type`` + arguments), else the registered task whose
-    ``head_types`` contains the config's head type. ``task_options[task name]`` overrides the arguments."""
-    task_cls = task_class(cfg)
-    spec = dict(cfg.get('infer_task') or {})
-    spec.update((task_options or {}).get(task_cls.name, {}))
-    spec.pop('type', None)
-    return task_cls(model=model, cfg=cfg, dtype=dtype, **spec)
-
-
-def task_class(cfg) -> type:
-    """The inference task class of a config (see :func:`build_task`)."""
-    task_type = (cfg.get('infer_task') or {}).get('type') or _task_type_for_head(cfg)
-    task_cls = INFERENCE_TASKS.get(task_type)
-    if task_cls is None:
-        raise KeyError(f'inference task {task_type!r} is not registered (registered: '
-                       f'{sorted(INFERENCE_TASKS.module_dict)}); check the config\'s custom_imports')
-    return task_cls
-
-
-def _task_type_for_head(cfg) -> str:
-    head = cfg.model.get('head') or cfg.model.get('decode_head') or {}
-    head_type = str(head.get('type', '')).split('.')[-1]
-    for name, task_cls in INFERENCE_TASKS.module_dict.items():
-        if head_type in getattr(task_cls, 'head_types', ()):
-            return name
-    raise KeyError(f'no inference task handles head type {head_type!r}: add infer_task = dict(type=...) to the '
-                   f'config (registered tasks: {sorted(INFERENCE_TASKS.module_dict)}), and make sure its '
-                   'custom_imports load the project that registers the task')
 
 
 class Sapiens2Inferencer:
@@ -82,7 +48,7 @@ class Sapiens2Inferencer:
             runs their code (docs/checkpoints.md).
         backend: ``'torch'`` or ``'onnxruntime'``; default: onnxruntime for bundle folders, torch otherwise.
         providers: ONNX Runtime execution providers (names or ``(name, options)``), passed to ONNX Runtime as they
-            are; default from ``device`` (:func:`sapiens2.deploy.onnxruntime_backend.default_providers`).
+            are; default from ``device`` (:func:`sapiens2.apis.backends.onnxruntime_session.default_providers`).
 
     Example:
         >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
@@ -169,7 +135,7 @@ class Sapiens2Inferencer:
                 pointmap.
             person_detector: Person boxes (N, 4 or 5: xyxy(, score)) of an image, for ``people`` without pose, on
                 the frames ``bboxes`` gives none for (e.g. ``functools.partial(detect_persons, init_person_detector(
-                config, checkpoint))`` from :mod:`sapiens2.apis.pose_topdown`).
+                config, checkpoint))`` from :mod:`sapiens2.apis.pose_video.topdown`).
             per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
                 ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
         Returns:

@@ -38,7 +38,7 @@ class SavePredictionsHook(Hook):
         self.written: List[str] = []
 
     def before_test(self, runner) -> None:
-        from .inferencer import build_task
+        from .tasks import build_task
         model = runner.model.module if is_model_wrapper(runner.model) else runner.model
         task = build_task(model, runner.cfg)
         if not isinstance(task, DenseInferenceTask):

@@ -14,9 +14,8 @@ import shutil
 import tempfile
 from typing import Sequence
 
+from sapiens2.apis.backends.bundle import INT8_FILE, MANIFEST
 from sapiens2.engine.atomic_save import atomic_write_bytes, refuse_links
-
-from .bundle import INT8_FILE, MANIFEST
 
 #: Weight types of ``onnxruntime.quantization.QuantType`` by name.
 WEIGHT_TYPES = ('qint8', 'quint8')

@@ -18,7 +18,7 @@ def load_config(config: Union[str, Config], cfg_options: Optional[dict] = None, 
                 ) -> Config:
     """Reads a config (a file, a packaged ``sapiens2::pose/...`` name, or a ``Config``) and merges ``cfg_options``.
     The config of an exported bundle (a file beside a ``sapiens2_bundle.json``) is read as data, never run
-    (:mod:`sapiens2.deploy.config_data`).
+    (:mod:`sapiens2.apis.backends.config_data`).
 
     Unknown ``type`` names (with suggestions) and a strategy without ``FlexibleRunner`` fail here, before any
     module is built. A ``custom_metainfo`` layout is written into the datasets and the model here

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from sapiens2.apis import Sapiens2Inferencer
+from sapiens2.apis.backends.bundle import BundleError, read_bundle
 from sapiens2.apis.cli import main as infer_main
 from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
-from sapiens2.deploy.bundle import BundleError, read_bundle
 from sapiens2.deploy.export import set_rope_dtype
 
 HAS_ORT = importlib.util.find_spec('onnxruntime') is not None and importlib.util.find_spec('onnxscript') is not None

@@ -11,9 +11,9 @@ import pytest
 from mmengine.config import Config
 
 from sapiens2.apis import Sapiens2Inferencer
+from sapiens2.apis.backends.bundle import BundleError, read_bundle
+from sapiens2.apis.backends.config_data import LAYOUT_KEYS, load_bundle_config, read_config_data
 from sapiens2.apis.cli import main as infer_main
-from sapiens2.deploy.bundle import BundleError, read_bundle
-from sapiens2.deploy.config_data import LAYOUT_KEYS, load_bundle_config, read_config_data
 
 HAS_ORT = importlib.util.find_spec('onnxruntime') is not None and importlib.util.find_spec('onnxscript') is not None
 needs_ort = pytest.mark.skipif(not HAS_ORT, reason='bundles need onnxscript + onnxruntime')
@@ -96,7 +96,7 @@ def test_the_exported_config_loads_as_fromfile_loads_it(bundles):
 
 @needs_ort
 def test_a_bundle_predicts_exactly_as_with_the_config_run_by_fromfile(bundles, monkeypatch):
-    from sapiens2.deploy.bundle import Bundle
+    from sapiens2.apis.backends.bundle import Bundle
     image = np.random.default_rng(0).integers(0, 255, (90, 70, 3), np.uint8)
     as_data = Sapiens2Inferencer(str(bundles['pose'][0]), device='cpu')([image], show_progress=False)[0]['pose']
     monkeypatch.setattr(Bundle, 'config', lambda bundle: Config.fromfile(bundle.config_path))  # the former reading

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from sapiens2.apis import init_model
-from sapiens2.deploy.bundle import read_bundle
+from sapiens2.apis.backends.bundle import read_bundle
 from sapiens2.deploy.export import (
     ExportableModel,
     ExportParityError,

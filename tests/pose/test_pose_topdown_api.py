@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from mmengine.structures import InstanceData
 
-import sapiens2.apis.pose_topdown as api
+import sapiens2.apis.pose_video.topdown as api
 from sapiens2.apis import PoseInferenceTask, init_model
 from sapiens2.engine.checkpoint import save_weights
 

@@ -18,7 +18,7 @@ from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 
 from ..output_guard import checked
-from ..tracking import track_color
+from ..pose_video.tracking import track_color
 from .assign import assign_masks, box_region
 from .coco_results import update_coco_results
 from .crops import CROPPED_MAPS, crop_name, crop_picture, person_crops
@@ -49,7 +49,7 @@ class PeopleComposer:
         tasks: The inferencer's tasks (pose, seg, matting, pointmap are used when there).
         bboxes: The user's person boxes per frame name, for dense tasks without pose.
         detector: Person boxes (N, 4 or 5: xyxy(, score)) of an image, for dense tasks without pose, used for the
-            frames ``bboxes`` has no entry for (e.g. an mmdet detector: :func:`~sapiens2.apis.pose_topdown.
+            frames ``bboxes`` has no entry for (e.g. an mmdet detector: :func:`~sapiens2.apis.pose_video.topdown.
             detect_persons`).
         per_person: Also crop each dense map that ran to each person (``per_person`` in the result, files
             ``<stem>_person<k>_<task>.png``/``.npy``).

@@ -6,14 +6,14 @@ pixels per 256 of the image's shorter side, at least 2), where a model's masks f
 ``ON`` and off below ``OFF`` (hysteresis), so a still person's mask stops changing once its soft mask has settled;
 away from the edge the new mask holds as it is, so a moving limb is not dragged behind. A pixel two tracks claim goes
 to the one whose soft mask is higher (masks stay disjoint).
-3D keypoints: a One-Euro filter per track (:mod:`sapiens2.apis.smoothing`), speeds in metres per second.
+3D keypoints: a One-Euro filter per track (:mod:`sapiens2.apis.pose_video.smoothing`), speeds in metres per second.
 """
 from typing import Dict, Sequence, Tuple
 
 import cv2
 import numpy as np
 
-from ..smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, OneEuroFilter
+from ..pose_video.smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, OneEuroFilter
 
 ALPHA = 0.2
 ON, OFF = 0.6, 0.3

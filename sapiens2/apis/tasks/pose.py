@@ -12,9 +12,9 @@ from sapiens2.visualization.keypoints import draw_keypoints
 from sapiens2.visualization.panels import Panel, PanelOptions
 
 from ..notices import Notices
-from ..pose_stream import PoseStream, StreamOptions
-from ..pose_topdown import detect_persons, inference_pose_topdown, init_person_detector
-from ..tracking import track_color
+from ..pose_video.stream import PoseStream, StreamOptions
+from ..pose_video.topdown import detect_persons, inference_pose_topdown, init_person_detector
+from ..pose_video.tracking import track_color
 from .base import BaseInferenceTask
 
 
@@ -28,7 +28,8 @@ def pose_panel(image: np.ndarray, result: dict, mask: Optional[np.ndarray], opti
 
 @INFERENCE_TASKS.register_module()
 class PoseInferenceTask(BaseInferenceTask):
-    """Top-down pose (the official ``vis_pose.py``) over :func:`sapiens2.apis.pose_topdown.inference_pose_topdown`.
+    """Top-down pose (the official ``vis_pose.py``) over
+    :func:`sapiens2.apis.pose_video.topdown.inference_pose_topdown`.
 
     Boxes per image: the user's (``bboxes`` of :meth:`predict`, checked), else the detector's (when configured; a
     frame where it finds nobody gets an empty result and a logged notice), else the whole image. Crops run through
@@ -50,10 +51,10 @@ class PoseInferenceTask(BaseInferenceTask):
             ``body25``, ``openpose``; :mod:`sapiens2.structures.keypoint_formats`) instead of the 308; only for a
             model that predicts the 308 keypoints.
         track: In videos and streams, give every instance a ``track_id`` that stays with the person
-            (:mod:`sapiens2.apis.pose_stream`); drawn as one colour per track.
+            (:mod:`sapiens2.apis.pose_video.stream`); drawn as one colour per track.
         smooth, min_cutoff, beta, lag: One-Euro smoothing of the tracked keypoints and boxes (videos and streams
             only): two-sided in video files, waiting ``lag`` seconds for later frames, causal for live input
-            (:class:`~sapiens2.apis.pose_stream.StreamOptions`).
+            (:class:`~sapiens2.apis.pose_video.stream.StreamOptions`).
         max_age: Frames a lost track is kept. det_interval: Run the detector every that many frames of a video and
             take the boxes in between from the tracked keypoints.
     """

@@ -181,7 +181,8 @@ def test_a_frame_with_nobody_draws_the_same_picture_size_as_one_with_people():
 def test_the_cli_builds_the_detector_for_people_without_pose(monkeypatch):
     import argparse
 
-    from sapiens2.apis import cli, pose_topdown
+    from sapiens2.apis import cli
+    from sapiens2.apis.pose_video import topdown as pose_topdown
     monkeypatch.setattr(pose_topdown, 'init_person_detector', lambda config, checkpoint, device: (config, device))
     args = argparse.Namespace(det_config='det.py', det_checkpoint='det.pth', device='cpu', people=True,
                               per_person=False, bbox_thr=0.4, nms_thr=0.5)

@@ -12,7 +12,7 @@ from sapiens2_matting.matting_pictures import alpha_to_bgr, checkerboard, compos
 
 from sapiens2.apis import Sapiens2Inferencer, init_model
 from sapiens2.apis.cli import parse_args
-from sapiens2.apis.inferencer import build_task
+from sapiens2.apis.tasks import build_task
 from sapiens2.structures import DenseDataSample
 
 REPO = Path(__file__).resolve().parents[3]

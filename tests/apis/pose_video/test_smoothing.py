@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sapiens2.apis.smoothing import OneEuroFilter, two_sided
+from sapiens2.apis.pose_video.smoothing import OneEuroFilter, two_sided
 
 FPS = 30.0
 

@@ -4,7 +4,7 @@ An edited or mismatched manifest runs with wrong results or fails deep in the he
 turned to false normalises the images twice (keypoints 144 px off, exit 0), an ``outputs`` entry edited gives
 ``'list' object has no attribute 'flip'``, another task's ``model.onnx`` an ``AssertionError`` in mmpose's
 ``flip_heatmaps``. :func:`check_manifest` checks every field's type and allowed values (the schema of
-:func:`sapiens2.deploy.bundle.write_bundle`) and the fields that describe one thing twice (``preprocess.in_graph``
+what ``tools/deploy/export.py`` writes) and the fields that describe one thing twice (``preprocess.in_graph``
 and ``input.layout``); :func:`check_graph` compares the manifest's input and outputs with the ONNX session's, and
 the outputs' channels with the head of the bundle's config. Each problem is one :class:`BundleError` line.
 """
@@ -164,7 +164,7 @@ def check_preprocess_in_graph(bundle: 'Bundle', onnx_path: str) -> None:
 def check_config_outputs(bundle: 'Bundle', model: 'nn.Module') -> None:
     """The manifest's ``outputs`` against those of the bundle's config: its model (built on the ``meta`` device, so
     no weight is allocated and nothing is computed) runs on a meta batch of ``input_size``, giving the structure and
-    shapes export records (:func:`sapiens2.deploy.export.output_spec`). A model that cannot run on the meta device
+    shapes export records (export's ``output_spec``). A model that cannot run on the meta device
     is not checked here (:func:`check_graph` still compares the graph with the manifest)."""
     import torch
     head = model.head if hasattr(model, 'head') else model.decode_head

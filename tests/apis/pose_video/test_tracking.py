@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sapiens2.apis.tracking import PoseTracker, box_iou, keypoint_similarity, track_color
+from sapiens2.apis.pose_video.tracking import PoseTracker, box_iou, keypoint_similarity, track_color
 
 SIGMAS = np.full(5, 0.05)
 

@@ -1,15 +1,15 @@
 """Which backend runs a model given to the inferencer, and building it: torch for configs and aliases, onnxruntime
-for exported bundles (folders written by ``tools/deploy/export.py``; :mod:`sapiens2.deploy.bundle`)."""
+for exported bundles (folders written by ``tools/deploy/export.py``; :mod:`~.bundle`)."""
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from torch import nn
 
-from sapiens2.deploy.bundle import is_bundle
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.utils.devices import resolve_device, resolve_dtype
 
-from .builder import init_model
+from ..builder import init_model
+from .bundle import is_bundle
 
 BACKENDS = ('torch', 'onnxruntime')
 
@@ -46,12 +46,12 @@ def choose_backend(model: str, backend: Optional[str] = None) -> str:
 def plan_model(model: str, weights: Optional[str], device: Optional[str], dtype: str,
                backend: Optional[str] = None) -> ModelPlan:
     """Check that ``model`` can run with ``backend`` on ``device`` in ``dtype`` (one-line errors), without building
-    it; a bundle is read (:func:`~sapiens2.deploy.bundle.read_bundle`) and must hold the ``dtype`` model."""
+    it; a bundle is read (:func:`~.bundle.read_bundle`) and must hold the ``dtype`` model."""
     backend = choose_backend(model, backend)
     if backend == 'torch':
         device = resolve_device(device)
         return ModelPlan(model, weights, backend, device, *resolve_dtype(dtype, device, backend))
-    from sapiens2.deploy.bundle import read_bundle
+    from .bundle import read_bundle
     if weights is not None:
         raise ValueError(f'{model} is an exported bundle, which holds its weights; give no weights for it')
     device = resolve_device(device or _onnxruntime_default_device(), backend)
@@ -63,12 +63,12 @@ def plan_model(model: str, weights: Optional[str], device: Optional[str], dtype:
 
 def build_model(plan: ModelPlan, providers: Optional[Sequence] = None) -> nn.Module:
     """The planned model: :func:`~sapiens2.apis.builder.init_model` (torch) or
-    :func:`~sapiens2.deploy.onnxruntime_model.build_onnxruntime_model` (``providers`` as ONNX Runtime takes them;
+    :func:`~.onnxruntime_model.build_onnxruntime_model` (``providers`` as ONNX Runtime takes them;
     default from the device)."""
     if plan.backend == 'torch':
         return init_model(*resolve_model(plan.model, plan.weights), plan.device)
-    from sapiens2.deploy.bundle import read_bundle
-    from sapiens2.deploy.onnxruntime_model import build_onnxruntime_model
+    from .bundle import read_bundle
+    from .onnxruntime_model import build_onnxruntime_model
     return build_onnxruntime_model(read_bundle(plan.model), plan.device, plan.dtype, providers)
 
 
@@ -76,6 +76,6 @@ def _onnxruntime_default_device() -> str:
     """``cuda`` when the installed onnxruntime has the CUDA provider and torch sees a GPU, else ``cpu``."""
     import torch
 
-    from sapiens2.deploy.onnxruntime_backend import import_onnxruntime
+    from .onnxruntime_session import import_onnxruntime
     has_cuda = 'CUDAExecutionProvider' in import_onnxruntime().get_available_providers()
     return 'cuda' if has_cuda and torch.cuda.is_available() else 'cpu'

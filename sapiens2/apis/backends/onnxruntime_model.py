@@ -1,6 +1,6 @@
 """A bundle's task model with ONNX Runtime in place of the exported forward, for the inference tasks.
 
-The bundle's ONNX graph is ``head.forward(extract_feat(x))`` (:class:`~sapiens2.deploy.export.ExportableModel`).
+The bundle's ONNX graph is ``head.forward(extract_feat(x))`` (export's ``ExportableModel``).
 :func:`build_onnxruntime_model` builds the estimator of the bundle's config on the ``meta`` device (no weights are
 allocated), makes its ``extract_feat`` run the session and its head's ``forward`` hand the session's outputs on.
 Everything else stays the model's own code: the data preprocessor, ``test_step``/``predict``, test-time flip (the
@@ -13,12 +13,12 @@ import torch
 from mmengine.registry import MODELS, init_default_scope
 from torch import Tensor, nn
 
-from sapiens2.apis.builder import json_dataset_meta
 from sapiens2.engine.launch import load_config
 
+from ..builder import json_dataset_meta
 from .bundle import Bundle
 from .manifest_check import check_config_outputs, check_graph, check_preprocess_in_graph
-from .onnxruntime_backend import OnnxRuntimeSession, ProviderT, default_providers
+from .onnxruntime_session import OnnxRuntimeSession, ProviderT, default_providers
 
 #: The name inference tasks check dtypes with (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`).
 BACKEND = 'onnxruntime'
@@ -52,7 +52,7 @@ def _passthrough(outputs):
 def build_onnxruntime_model(bundle: Bundle, device: str = 'cpu', dtype: str = 'fp32',
                             providers: Optional[Sequence[ProviderT]] = None) -> nn.Module:
     """The bundle's estimator in eval mode with the ``dtype`` ONNX model (``fp32``, ``int8``) on ``providers``
-    (default: :func:`~sapiens2.deploy.onnxruntime_backend.default_providers` of ``device``); ``cfg`` and
+    (default: :func:`~.onnxruntime_session.default_providers` of ``device``); ``cfg`` and
     ``dataset_meta`` attached as :func:`sapiens2.apis.init_model` attaches them. Inputs and decoding stay on the
     CPU; ONNX Runtime moves the batch to its provider's device."""
     cfg = load_config(bundle.config(), check_data_layout=False)  # read as data, never run

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sapiens2.apis.pose_stream import PoseStream, StreamOptions
+from sapiens2.apis.pose_video.stream import PoseStream, StreamOptions
 
 K = 6
 

@@ -3,7 +3,7 @@
 A bundle is a folder users download and share. MMEngine's ``Config.fromfile`` executes a ``.py`` config, so a
 bundle whose ``config.py`` began ``_x = __import__('os').system(...)`` ran that command on load. Export writes the
 config with ``Config.dump``; :func:`read_config_data` reads exactly what it writes, as data
-(:mod:`sapiens2.utils.config_literals`); anything else is one :class:`~sapiens2.deploy.bundle.BundleError` line
+(:mod:`sapiens2.config.literals`); anything else is one :class:`~.bundle.BundleError` line
 naming the file, the line and what was found. :func:`load_bundle_config` builds the ``mmengine.Config`` from it,
 after checking that every ``type`` names a registered class: MMEngine's registries import and call any other
 dotted name (``type='subprocess.getoutput', cmd=...``), which would run code from data.
@@ -13,20 +13,20 @@ import os.path as osp
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, Set
 
-from sapiens2.utils.config_literals import ConfigNotDataError, config_values
+from sapiens2.config.literals import ConfigNotDataError, config_values
 
 from .bundle import BundleError
 
 if TYPE_CHECKING:
     from mmengine.config import Config
 
-#: Keys a config's own layout is given by (:mod:`sapiens2.utils.custom_layout`); export applied them already.
+#: Keys a config's own layout is given by (:mod:`sapiens2.config.custom_layout`); export applied them already.
 LAYOUT_KEYS = ('custom_metainfo', 'custom_data_root')
 
 
 def read_config_data(path: str) -> dict:
     """The top-level values of the config file ``path``, read without running it
-    (:func:`~sapiens2.utils.config_literals.config_values`); :class:`BundleError` (one line) for a file that is not
+    (:func:`~sapiens2.config.literals.config_values`); :class:`BundleError` (one line) for a file that is not
     what ``Config.dump`` writes."""
     try:
         with open(path, encoding='utf-8') as f:

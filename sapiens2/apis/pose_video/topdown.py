@@ -1,0 +1,145 @@
+"""Top-down pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
+from pathlib import Path
+from typing import List, Optional, Sequence, Union
+
+import mmcv
+import numpy as np
+from mmengine.config import Config
+from mmengine.dataset import Compose
+from mmpose.evaluation.functional import nms
+from mmpose.structures import PoseDataSample
+from mmpose.structures.bbox import bbox_xywh2xyxy
+from torch import nn
+
+from ..notices import Notices
+from ..pipeline import inference_pipeline, run_test_step
+
+ConfigLike = Union[str, Path, Config]
+
+
+def init_person_detector(config: ConfigLike, checkpoint: str, device: str = 'cpu') -> nn.Module:
+    """Build an mmdet detector (e.g. the official RTMDet-m person detector); needs mmdet installed."""
+    try:
+        from mmdet.apis import init_detector
+    except ImportError as err:
+        raise ImportError('A person detector needs mmdet (pip install mmdet==3.3.0 --no-deps, see README); '
+                          'or pass boxes yourself.') from err
+    return init_detector(str(config), checkpoint, device=device)
+
+
+def detect_persons(detector: nn.Module, img: np.ndarray, score_thr: float = 0.3, nms_thr: float = 0.3,
+                   person_label: int = 0) -> np.ndarray:
+    """Return the person boxes (N, 5) [x1, y1, x2, y2, score] of an mmdet detector, after score filter + NMS."""
+    from mmdet.apis import inference_detector
+    pred = inference_detector(detector, img).pred_instances.cpu().numpy()
+    keep = (pred.labels == person_label) & (pred.scores > score_thr)
+    dets = np.concatenate([pred.bboxes[keep], pred.scores[keep, None]], axis=1).astype(np.float32)
+    return dets[nms(dets, nms_thr)] if len(dets) else dets.reshape(0, 5)
+
+
+def check_bboxes(bboxes, image_shape: Sequence[int], name: str = 'image', bbox_format: str = 'xyxy') -> np.ndarray:
+    """User person boxes as an (N, 5) float32 array [x1, y1, x2, y2, score] (score 1 when not given).
+
+    Raises a ValueError naming ``name`` for a wrong shape, a non-finite value, a zero-size or inverted box
+    (x2 <= x1 or y2 <= y1) and a box that does not overlap the (H, W) image. An empty list means no person.
+    """
+    if bbox_format not in ('xyxy', 'xywh'):
+        raise ValueError(f'bbox_format must be "xyxy" or "xywh", got {bbox_format!r}.')
+    try:
+        boxes = np.asarray(bboxes, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f'{name}: person boxes must be numbers [x1, y1, x2, y2(, score)], got {bboxes!r}') from err
+    if boxes.size == 0:
+        return np.zeros((0, 5), np.float32)
+    if boxes.ndim == 1:
+        boxes = boxes[None]
+    if boxes.ndim != 2 or boxes.shape[1] not in (4, 5):
+        raise ValueError(f'{name}: person boxes must be a list of [x1, y1, x2, y2] or [x1, y1, x2, y2, score], got '
+                         f'shape {boxes.shape}')
+    given = boxes.copy()
+    if boxes.shape[1] == 4:
+        boxes = np.concatenate([boxes, np.ones((len(boxes), 1))], axis=1)
+    if bbox_format == 'xywh':
+        boxes[:, :4] = bbox_xywh2xyxy(boxes[:, :4])
+    height, width = image_shape[:2]
+    for i, (x1, y1, x2, y2, score) in enumerate(boxes):
+        box = f'{name}: person box {i} {given[i].tolist()} ({bbox_format})'
+        if not np.isfinite([x1, y1, x2, y2, score]).all():
+            raise ValueError(f'{box} has a non-finite value')
+        if x2 <= x1 or y2 <= y1:
+            raise ValueError(f'{box} is empty or inverted (x1, y1, x2, y2 with x2 > x1 and y2 > y1 expected)')
+        if x2 <= 0 or y2 <= 0 or x1 >= width or y1 >= height:
+            raise ValueError(f'{box} lies outside the {width}x{height} (width x height) image')
+    return boxes.astype(np.float32)
+
+
+def whole_image_person_share(model: nn.Module, width: int, height: int) -> float:
+    """The share of the model's crop that a person filling the whole ``width`` x ``height`` image covers.
+
+    The whole-image box is expanded to the model's aspect ratio as every box is (the official demo and mmpose's
+    ``inference_topdown`` do the same), so on an image far from that ratio the person fills only a band of the crop.
+    """
+    input_w, input_h = model.cfg.codec['input_size']
+    crop_aspect, image_aspect = input_w / input_h, width / height
+    return min(crop_aspect / image_aspect, image_aspect / crop_aspect)
+
+
+def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int, notices: Notices) -> None:
+    share = whole_image_person_share(model, width, height)
+    if share < 0.75:
+        notices.warn('whole-image', f'{name}: no person boxes and no detector, so the whole {width}x{height} image is '
+                     'one box; expanded '
+                  f'to the model\'s aspect ratio, a person filling the image covers {share:.0%} of the crop, where '
+                  'top-down models are less accurate. Pass --bboxes or --det-config/--det-checkpoint (a person '
+                     'detector) for reliable keypoints. (Shown once per run.)')
+
+
+def inference_pose_topdown(model: nn.Module,
+                           img: Union[str, np.ndarray],
+                           bboxes: Optional[Union[Sequence, np.ndarray]] = None,
+                           bbox_format: str = 'xyxy',
+                           detector: Optional[nn.Module] = None,
+                           det_score_thr: float = 0.3,
+                           det_nms_thr: float = 0.3,
+                           batch_size: int = 8,
+                           pipeline: Optional[Compose] = None,
+                           name: Optional[str] = None,
+                           notices: Optional[Notices] = None) -> List[PoseDataSample]:
+    """Estimate the pose of every person box in ``img`` (a path or a BGR array) with the model's test path.
+
+    Boxes come from ``bboxes`` (N, 4) or (N, 5) with scores, in ``bbox_format`` ('xyxy' or 'xywh'; checked with
+    :func:`check_bboxes`); if None, from ``detector`` (label 0 with score > ``det_score_thr``, then IoU NMS at
+    ``det_nms_thr``, as the official demo); a detector that finds nobody gives no result (an empty list). Without
+    boxes and detector the whole image is one box. Each box runs through the config's test pipeline
+    (:func:`~sapiens2.apis.pipeline.inference_pipeline`, or ``pipeline``: box padding, expansion to the model's
+    aspect ratio, affine crop) and ``model.test_step`` (flip test and decoding as the config sets them), in batches
+    of ``batch_size``, as mmpose's ``inference_topdown`` does.
+
+    Args:
+        model: A pose estimator from :func:`sapiens2.apis.init_model` (``cfg`` and ``dataset_meta`` attached).
+        name: Names the image in error messages (default: the path, or ``'image'``).
+        notices: Warnings already shown (:class:`~sapiens2.apis.notices.Notices`), so that the frames of a video warn
+            once; default: a new one (every call warns).
+
+    Returns:
+        One ``PoseDataSample`` per box; ``pred_instances.keypoints`` (1, K, 2) are in image pixels,
+        ``keypoint_scores`` (1, K), ``bboxes`` (1, 4) xyxy, ``bbox_scores`` (1, ).
+    """
+    name = name or (str(img) if isinstance(img, (str, Path)) else 'image')
+    image = mmcv.imread(img) if isinstance(img, (str, Path)) else img
+    if image is None:
+        raise FileNotFoundError(f'Cannot read image {img}.')
+    if bboxes is not None:
+        boxes = check_bboxes(bboxes, image.shape, name, bbox_format)
+    elif detector is not None:
+        boxes = detect_persons(detector, image, det_score_thr, det_nms_thr)
+    else:
+        height, width = image.shape[:2]
+        boxes = np.array([[0, 0, width, height, 1]], dtype=np.float32)
+        _notice_whole_image_box(model, name, width, height, notices or Notices())
+    pipeline = pipeline or inference_pipeline(model.cfg)
+    infos = [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
+    results: List[PoseDataSample] = []
+    for start in range(0, len(infos), batch_size):
+        results += run_test_step(model, pipeline, infos[start:start + batch_size])
+    return results
