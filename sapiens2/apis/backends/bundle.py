@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from sapiens2.version import __version__
 
+from .bundle_error import BundleError
+
 if TYPE_CHECKING:  # reading a bundle imports no torch (command lines check their arguments first)
     from mmengine.config import Config
 
@@ -35,10 +37,6 @@ MODEL_STEM = 'model'
 #: The int8 model (the int8 option of ``tools/deploy/export.py``), ``onnx.int8`` in the manifest.
 INT8_FILE = f'{MODEL_STEM}.int8.onnx'
 REQUIRED_KEYS = ('task', 'onnx', 'config', 'input_size', 'preprocess', 'outputs')
-
-
-class BundleError(ValueError):
-    """A folder that is not a readable bundle (no or corrupt manifest, unknown schema version, missing file)."""
 
 
 @dataclass
@@ -118,7 +116,7 @@ def read_bundle(folder: str) -> Bundle:
     missing_keys = [key for key in REQUIRED_KEYS if key not in manifest]
     if missing_keys:
         raise BundleError(f'{manifest_path} lacks the keys {missing_keys}; export the bundle again')
-    from .manifest_check import check_manifest  # (its module imports this one)
+    from .manifest_check import check_manifest
     check_manifest(manifest, manifest_path)
     listed = listed_files(manifest)
     for field, name in listed.items():

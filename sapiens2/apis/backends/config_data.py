@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Set
 
 from sapiens2.config.literals import ConfigNotDataError, config_values
 
-from .bundle import BundleError
+from .bundle_error import BundleError
 
 if TYPE_CHECKING:
     from mmengine.config import Config

@@ -11,7 +11,7 @@ the outputs' channels with the head of the bundle's config. Each problem is one 
 import numbers
 from typing import TYPE_CHECKING, Callable, List, Mapping, Optional, Tuple
 
-from .bundle import BundleError
+from .bundle_error import BundleError
 
 if TYPE_CHECKING:
     from torch import nn
