@@ -476,7 +476,7 @@ def demo_outputs(work_dir: str, pictures_dir: str, names: Sequence[str], train: 
 def checked_outputs(work_dir: str, outputs: Sequence[str], overwrite: bool):
     """The work dir's output guard, after it accepted ``outputs`` (an existing file that an earlier demo did not
     write is refused, unless ``overwrite``)."""
-    from sapiens2.apis.output_guard import OutputGuard
+    from sapiens2.apis.io.output_guard import OutputGuard
     guard = OutputGuard(work_dir, overwrite=overwrite, option='--work-dir')
     try:
         for path in outputs:
