@@ -206,10 +206,10 @@ def _write_index(writer: 'ResultWriter', task: BaseInferenceTask) -> List[str]:
         return task.update_index(records, osp.join(writer.out_dir, task.name))
 
 
-#: In the order the writer plans and writes them.
+#: In the order the writer plans (checks: the first refused path is named) and writes them.
 OUTPUT_FORMATS: List[OutputFormat] = [
-    OutputFormat('raw files', 'save_pred', _raw_paths, _write_raw, applies=_has_raw_files),
     OutputFormat('pictures', 'save_vis', _picture_paths, _write_picture),
+    OutputFormat('raw files', 'save_pred', _raw_paths, _write_raw, applies=_has_raw_files),
     OutputFormat('JSON records', 'save_pred', _record_paths, _write_record, applies=_has_records),
     OutputFormat('index', 'save_pred', _index_paths, _keep_record, applies=_has_index, shared=True,
                  finish=_write_index),
