@@ -6,9 +6,8 @@ import json
 import os
 import os.path as osp
 import re
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
 import cv2
 import numpy as np
