@@ -32,7 +32,8 @@ TINY_WEIGHTS = osp.join(ROOT, 'sapiens2/demo_models/sapiens2_tiny_pose_synthhuma
 
 def ground_truth_boxes(clip, name: str) -> dict:
     """{frame name: [[x1, y1, x2, y2], ...]} in identity order (the inferencer's ``bboxes``)."""
-    return {f'{name}_{t:06d}': boxes.tolist() for t, boxes in enumerate(clip.bboxes)}
+    from sapiens2.apis.io.sources import frame_name
+    return {frame_name(name, t): boxes.tolist() for t, boxes in enumerate(clip.bboxes)}
 
 
 def build_task(model: str, device: str):

@@ -23,7 +23,7 @@ import os
 import os.path as osp
 from typing import Any, Dict, List, Sequence, Union
 
-from .inputs import IMAGE_EXTENSIONS, Source
+from .io.sources import IMAGE_EXTENSIONS, Source
 
 Boxes = List[List[float]]
 BoxesInput = Union[str, os.PathLike, dict, list]

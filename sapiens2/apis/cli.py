@@ -14,6 +14,8 @@ from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import non_negative, positive, smoothing_lag, threshold
 from sapiens2.utils.devices import AUTO, DTYPES
 
+from .io.output_switches import OUTPUT_SWITCHES
+
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
@@ -91,8 +93,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='with --people (implied): each dense map cropped to each person, no data outside its mask '
                         '(--out/people/<image>_person<k>_<task>.png and .npy)')
     parser.add_argument('--show', action='store_true', help='also show the pictures in a window as they are drawn')
-    parser.add_argument('--no-vis', action='store_true', help='do not write pictures')
-    parser.add_argument('--no-pred', action='store_true', help='do not write raw results')
+    for switch in OUTPUT_SWITCHES:
+        parser.add_argument(switch.flag, action='store_true', help=switch.help)
     parser.add_argument('--overwrite', action='store_true',
                         help='replace files in --out that sapiens2 did not write there (outputs never replace inputs)')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
@@ -101,8 +103,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if not args.out.strip():
         parser.error(f'--out {args.out!r} is not a folder name; give the folder to write the results to, e.g. --out '
                      'outputs/')
-    if args.no_vis and args.no_pred and not args.show:
-        parser.error('--no-vis with --no-pred writes nothing and shows nothing; drop one of them (or add --show)')
+    if all(getattr(args, switch.dest) for switch in OUTPUT_SWITCHES) and not args.show:
+        parser.error(f'{" with ".join(switch.flag for switch in OUTPUT_SWITCHES)} writes nothing and shows nothing; '
+                     'drop one of them (or add --show)')
     if not args.task and not args.model:
         parser.error('give --task (released models) and/or --model (config files or aliases)')
     if args.weights is not None and len(args.weights) != len(args.model):
@@ -156,10 +159,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
-    from .inputs import collect_sources
+    from .io.sources import collect_sources
     sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
     if args.show:
-        from .display import check_display
+        from .io.display import check_display
         check_display()
     models = list(args.model) + args.aliases
     weights = (list(args.weights) if args.weights else [None] * len(args.model)) + [None] * len(args.task)
@@ -177,10 +180,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint, backend=args.backend,
                                     providers=args.providers)
-    inferencer(sources, out_dir=args.out, save_vis=not args.no_vis, save_pred=not args.no_pred, bboxes=bboxes,
-               show_progress=not args.quiet, return_results=False, overwrite=args.overwrite, show=args.show,
-               people=args.people, per_person=args.per_person,
-               person_detector=people_detector(args, [task.name for task in inferencer.tasks]))
+    inferencer(sources, out_dir=args.out, bboxes=bboxes, show_progress=not args.quiet, return_results=False,
+               overwrite=args.overwrite, show=args.show, people=args.people, per_person=args.per_person,
+               person_detector=people_detector(args, [task.name for task in inferencer.tasks]),
+               **{switch.keyword: not getattr(args, switch.dest) for switch in OUTPUT_SWITCHES})
     for name in [task.name for task in inferencer.tasks] + (['people'] if args.people or args.per_person else []):
         print(f'{name}: results in {osp.join(args.out, name)}')
     return 0

@@ -12,13 +12,13 @@ from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
 from .bbox_files import BoxesInput, load_bboxes, match_bboxes
-from .inputs import InputType, Source, collect_sources
+from .io.prefetch import prefetched
+from .io.sources import InputType, Source, collect_sources
+from .io.writer import ResultWriter
 from .notices import Notices
 from .pending_frames import PendingFrames
 from .people import PeopleComposer
-from .prefetch import prefetched
 from .tasks import BaseInferenceTask, build_task
-from .writer import ResultWriter
 
 Frame = Tuple[Source, int, np.ndarray]
 # Frames read ahead while the model runs, in batches.
@@ -188,7 +188,7 @@ class Sapiens2Inferencer:
                 if writer is not None:
                     writer.add(source, index, image, results)
                 if return_results:
-                    collected.append(dict(name=_frame_name(source, index), source=source.path or source.name,
+                    collected.append(dict(name=source.frame_name(index), source=source.path or source.name,
                                           frame=index, **results))
 
         def end_source(source: Source) -> None:
@@ -260,7 +260,7 @@ class Sapiens2Inferencer:
         for task in self.tasks:
             kwargs = {}
             if getattr(task, 'accepts_bboxes', False):
-                names = [_frame_name(source, index) for source, index, _ in batch]
+                names = [source.frame_name(index) for source, index, _ in batch]
                 kwargs.update(bboxes=[(bboxes or {}).get(name) for name in names], names=names,
                               streams=[(source.name, index, source.fps, source.live) if source.kind == 'video'
                                        else None for source, index, _ in batch])
@@ -275,10 +275,6 @@ class InferenceInterrupted(KeyboardInterrupt):
 
 def _unit(sources: List[Source]) -> str:
     return 'images' if all(source.kind != 'video' for source in sources) else 'frames'
-
-
-def _frame_name(source: Source, index: int) -> str:
-    return source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
 
 
 def _frames_and_ends(sources: List[Source]) -> Iterator[Tuple[Source, Optional[int], Optional[np.ndarray]]]:

@@ -9,7 +9,7 @@ _STOP = object()
 class OrderedWorker:
     """One daemon thread that runs ``submit``-ted calls in order, at most ``depth`` of them waiting.
 
-    :class:`~sapiens2.apis.writer.ResultWriter` uses it to encode and write results while the model runs (PNG
+    :class:`~sapiens2.apis.io.writer.ResultWriter` uses it to encode and write results while the model runs (PNG
     encoding in OpenCV and file writes release the GIL). The first exception a call raises is re-raised in the caller
     by the next :meth:`submit` or by :meth:`close`; the calls submitted after it are not run.
     """

@@ -10,7 +10,7 @@ from mmengine.registry import HOOKS
 
 from sapiens2.utils.output_paths import make_folder
 
-from .output_guard import OutputGuard, guarding
+from .io.output_guard import OutputGuard, guarding
 from .tasks.dense import DenseInferenceTask
 
 
@@ -22,7 +22,7 @@ class SavePredictionsHook(Hook):
     normal ``<stem>.npy``, pointmap ``<stem>_depth.npy``, ``<stem>_valid.png`` and ``<stem>.ply``).
 
     A file of ``out_dir`` that an earlier run did not write there, or a test image, is never replaced
-    (:class:`~sapiens2.apis.output_guard.OutputGuard`): such a name is an error. The files written are listed in the
+    (:class:`~sapiens2.apis.io.output_guard.OutputGuard`): such a name is an error. The files written are listed in the
     folder's manifest at the end of the test.
 
     Args:

@@ -2,7 +2,7 @@
 
 The guard is Pillow's: an image whose header declares more than twice ``PIL.Image.MAX_IMAGE_PIXELS`` pixels (about
 179 million by default) is refused before it is decoded, as the inference input reader does
-(:mod:`sapiens2.apis.inputs`). Pillow parses the header only; formats it does not know are left to the decoder.
+(:mod:`sapiens2.apis.io.sources`). Pillow parses the header only; formats it does not know are left to the decoder.
 :mod:`sapiens2.adaptations` applies the guard to mmcv's ``imfrombytes`` (so to ``LoadImageFromFile``, mmpose's
 ``LoadImage`` and mmseg's ``LoadAnnotations``) and names the file in their errors.
 """

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from sapiens2.apis.bbox_files import load_bboxes, match_bboxes
-from sapiens2.apis.inputs import Source
+from sapiens2.apis.io.sources import Source
 
 COCO_ANNOTATIONS = dict(
     images=[dict(id=785, file_name='000000000785.jpg'), dict(id=9, file_name='val/street.jpg'),

@@ -15,8 +15,8 @@ import pytest
 
 from sapiens2.apis import Sapiens2Inferencer
 from sapiens2.apis.cli import main as infer_main
-from sapiens2.apis.inputs import collect_sources
-from sapiens2.apis.live import LatestFrames, is_live_input, live_name
+from sapiens2.apis.io.live import LatestFrames, is_live_input, live_name
+from sapiens2.apis.io.sources import collect_sources
 from sapiens2.apis.pose_video.stream import StreamOptions
 from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
 

@@ -303,7 +303,7 @@ def _(tmp):
       match=r'video {tmp}/cut\.avi: \d+ of the 20 frames its container announces could be decoded \(the file is '
       r'truncated or damaged\)')
 def _(tmp):
-    from sapiens2.apis.inputs import collect_sources
+    from sapiens2.apis.io.sources import collect_sources
     writer = cv2.VideoWriter(str(tmp / 'clip.avi'), cv2.VideoWriter_fourcc(*'MJPG'), 10, (48, 64))
     for i in range(20):
         writer.write(np.random.default_rng(i).integers(0, 255, (64, 48, 3), np.uint8))
@@ -318,7 +318,7 @@ def _(tmp):
       warning=UserWarning, kind='ReducedInputWarning',
       match=r'image {tmp}/big\.jpg \(400x300\) is read at 115x86, 10000 pixels at most .*its results are at that size')
 def _(tmp):
-    from sapiens2.apis.inputs import MAX_INPUT_PIXELS, read_image
+    from sapiens2.apis.io.sources import MAX_INPUT_PIXELS, read_image
     cv2.imwrite(str(tmp / 'big.jpg'), np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8))
 
     def verify(image):

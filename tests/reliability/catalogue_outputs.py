@@ -90,9 +90,9 @@ def _(tmp):
       'written, naming the path', error=ValueError,
       match=r'two outputs of this run are named {tmp}/out/people/coco_results.json')
 def _(tmp):
-    from sapiens2.apis.inputs import collect_sources
+    from sapiens2.apis.io.sources import collect_sources
+    from sapiens2.apis.io.writer import ResultWriter
     from sapiens2.apis.people import PeopleComposer
-    from sapiens2.apis.writer import ResultWriter
 
     cv2.imwrite(str(tmp / 'coco_results.png'), np.full((H, W, 3), 90, np.uint8))
 

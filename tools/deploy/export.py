@@ -69,7 +69,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    from sapiens2.apis.output_guard import OutputGuard
+    from sapiens2.apis.io.output_guard import OutputGuard
     config, checkpoint = resolve_model(args.config, args.checkpoint)
     formats = args.formats
     if formats is None:

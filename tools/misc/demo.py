@@ -276,6 +276,7 @@ def video_demo(tasks: list, work_dir: str, pictures_dir: str) -> List[str]:
     from PIL import Image
 
     from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.apis.io.sources import frame_name
     from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
     from sapiens2.engine.atomic_save import AtomicOutput, atomic_copy
     kind, num_frames, size = VIDEO_CLIP
@@ -286,7 +287,7 @@ def video_demo(tasks: list, work_dir: str, pictures_dir: str) -> List[str]:
     boxes = {}
     for t, frame_boxes in enumerate(clip.bboxes.tolist()):
         shuffle(frame_boxes)
-        boxes[f'{kind}_{t:06d}'] = frame_boxes
+        boxes[frame_name(kind, t)] = frame_boxes
     people = composes_people({task.name: task for task in tasks})
     inferencer = Sapiens2Inferencer.from_tasks([task for task in tasks if task.name == 'pose'
                                                 or (people and task.name in PEOPLE_TASKS)])
@@ -476,7 +477,7 @@ def demo_outputs(work_dir: str, pictures_dir: str, names: Sequence[str], train: 
 def checked_outputs(work_dir: str, outputs: Sequence[str], overwrite: bool):
     """The work dir's output guard, after it accepted ``outputs`` (an existing file that an earlier demo did not
     write is refused, unless ``overwrite``)."""
-    from sapiens2.apis.output_guard import OutputGuard
+    from sapiens2.apis.io.output_guard import OutputGuard
     guard = OutputGuard(work_dir, overwrite=overwrite, option='--work-dir')
     try:
         for path in outputs:

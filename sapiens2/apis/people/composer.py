@@ -17,7 +17,7 @@ from sapiens2.structures import layout
 from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 
-from ..output_guard import checked
+from ..io.output_guard import checked
 from ..pose_video.tracking import track_color
 from .assign import assign_masks, box_region
 from .coco_results import update_coco_results
@@ -186,8 +186,7 @@ class PeopleComposer:
         ``keypoints_3d`` (N, K, 3) metres with NaN, ``keypoints_3d_scores``, ``records``: the JSON-ready person records)
         and, with pose, the records also in the pose result (``people``: written into each pose instance)."""
         stream = (source.name, index, source.fps) if source.kind == 'video' else None
-        name = source.name if source.kind != 'video' else f'{source.name}_{index:06d}'
-        people = self.compose(image, results, name, stream)
+        people = self.compose(image, results, source.frame_name(index), stream)
         results = dict(results, people=people)
         if 'pose' in results:
             results['pose'] = dict(results['pose'], people=people['records'])

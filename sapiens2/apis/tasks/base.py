@@ -20,7 +20,7 @@ from torch import nn
 from sapiens2.utils.devices import autocast_dtype, check_dtype
 from sapiens2.visualization.panels import Panel, register_panel
 
-from ..output_guard import checked
+from ..io.output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
 
 
@@ -102,5 +102,5 @@ class BaseInferenceTask:
     @staticmethod
     def out_path(out_dir: str, stem: str, suffix: str) -> str:
         """``out_dir/<stem><suffix>``, refused when it would replace an input or a file sapiens2 did not write
-        (:func:`~sapiens2.apis.output_guard.checked`)."""
+        (:func:`~sapiens2.apis.io.output_guard.checked`)."""
         return checked(osp.join(out_dir, stem + suffix))

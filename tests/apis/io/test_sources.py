@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sapiens2.apis.inputs import Source, as_bgr_uint8, collect_sources, read_image
+from sapiens2.apis.io.sources import Source, as_bgr_uint8, collect_sources, frame_name, read_image
 
 
 def write_clip(path, frames=4, size=(32, 48)):
@@ -121,7 +121,7 @@ def test_same_stems_get_distinct_names(tmp_path, caplog):
         cv2.imwrite(str(tmp_path / folder / 'a.png'), np.zeros((4, 4, 3), np.uint8))
     cv2.imwrite(str(tmp_path / 'x' / 'a.jpg'), np.zeros((4, 4, 3), np.uint8))
     cv2.imwrite(str(tmp_path / 'x' / 'A_2.png'), np.zeros((4, 4, 3), np.uint8))
-    with caplog.at_level(logging.WARNING, logger='sapiens2.apis.inputs'):
+    with caplog.at_level(logging.WARNING, logger='sapiens2.apis.io.sources'):
         sources = collect_sources([str(tmp_path / 'x'), str(tmp_path / 'y'), str(tmp_path / 'y' / 'a.png')])
     names = [(s.path[len(str(tmp_path)) + 1:], s.name, s.group) for s in sources]
     assert names == [('x/A_2.png', 'A_2', 'x'), ('x/a.jpg', 'a', 'x'), ('x/a.png', 'a_3', 'x'),
@@ -202,3 +202,10 @@ def test_decompression_bombs_are_refused_before_decoding(tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert read_image(str(small)).shape == (40, 40, 3)
+
+
+def test_one_rule_names_frames_of_images_and_videos():
+    assert frame_name('photo') == 'photo' and frame_name('walk', 12) == 'walk_000012'
+    video, image = Source('video', 'sub/walk', 'sub/walk'), Source('image', 'sub/photo', 'sub')
+    assert video.frame_name(3) == frame_name('sub/walk', 3) == 'sub/walk_000003'
+    assert image.frame_name(0) == frame_name('sub/photo') == 'sub/photo'

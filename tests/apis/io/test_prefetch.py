@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from sapiens2.apis.prefetch import prefetched
+from sapiens2.apis.io.prefetch import prefetched
 
 
 def test_yields_every_item_in_order():

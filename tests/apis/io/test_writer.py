@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from sapiens2.apis.inputs import Source, collect_sources
+from sapiens2.apis.io.sources import Source, collect_sources
+from sapiens2.apis.io.writer import ResultWriter
 from sapiens2.apis.tasks.base import BaseInferenceTask
-from sapiens2.apis.writer import ResultWriter
 
 
 class MeanTask(BaseInferenceTask):
