@@ -57,7 +57,7 @@ import sapiens2
 sapiens2.register_all_modules()  # what the commands call before they build a model
 from mmengine.registry import MODELS
 from sapiens2.adaptations import applied
-from sapiens2.engine.checkpoint import _SCHEMES
+from sapiens2.engine.checkpoint.schemes import _SCHEMES
 from sapiens2.registry import INFERENCE_TASKS
 report['registered'] = dict(backbone=MODELS.get('Sapiens2') is not None, schemes=sorted(_SCHEMES),
                             tasks=sorted(INFERENCE_TASKS.module_dict), adaptations=applied())
@@ -70,7 +70,7 @@ from mmengine.config import Config
 cfg = Config.fromfile(sys.argv[1])  # custom_imports = dict(imports=['sapiens2'])
 from mmengine.registry import MODELS
 from sapiens2.adaptations import applied
-from sapiens2.engine.checkpoint import _SCHEMES
+from sapiens2.engine.checkpoint.schemes import _SCHEMES
 from sapiens2.registry import INFERENCE_TASKS
 print(json.dumps(dict(backbone=MODELS.get('Sapiens2') is not None, schemes=sorted(_SCHEMES),
                       tasks=sorted(INFERENCE_TASKS.module_dict), adaptations=applied(),

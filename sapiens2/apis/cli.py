@@ -5,7 +5,7 @@ import os.path as osp
 import sys
 from typing import Callable, List, Optional
 
-from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
 from sapiens2.registration import register_all_modules

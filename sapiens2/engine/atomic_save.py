@@ -130,7 +130,7 @@ def create_temporary(path: str, keep_suffix: bool = False) -> str:
 
 
 def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str:
-    from .checkpoint_integrity import newest_complete_checkpoint  # here: this file also runs alone (its kill test)
+    from .checkpoint.integrity import newest_complete_checkpoint  # here: this file also runs alone (its kill test)
     folder = os.path.dirname(path) or '.'
     free = shutil.disk_usage(folder).free
     kept = (f'the previous {os.path.basename(path)} is intact' if existed else f'no {os.path.basename(path)} was '

@@ -10,7 +10,6 @@ from mmengine.runner import Runner
 from sapiens2.config.checks import check_config
 from sapiens2.config.custom_layout import apply_custom_layout
 from sapiens2.config.option_checks import check_cfg_options
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP  # noqa: F401  (re-exported for the tools)
 from sapiens2.engine.work_dir import check_work_dir, claim_work_dir
 
 
@@ -222,7 +221,9 @@ def build_runner(cfg: Config, lock_work_dir: bool = False) -> Runner:
     ``trust_checkpoint`` / ``allow_non_finite_weights`` keys to the process (docs/checkpoints.md). With
     ``lock_work_dir`` (training), rank 0 first takes the work dir's lock, so that a second live run there fails,
     and its checkpoint record, so that a file of a checkpoint name that training did not write stops the run
-    (:func:`sapiens2.engine.work_dir.claim_work_dir`)."""
+    (:func:`sapiens2.engine.work_dir.claim_work_dir`; the path itself was checked by :func:`prepare_train_config`).
+
+    This is the one place where a config's checkpoint policy is applied, whatever its ``runner_type``."""
     import sapiens2.engine  # noqa: F401  (registers Sapiens2Runner and patches MMEngine)
     from sapiens2.engine.checkpoint import apply_config_checkpoint_policy
     from sapiens2.engine.dist import init_distributed

@@ -10,15 +10,9 @@ from mmengine.runner import Runner
 from mmengine.runner.checkpoint import _load_checkpoint
 from torch import nn
 
-from .checkpoint import (
-    apply_config_checkpoint_policy,
-    check_checkpoint_fit,
-    extract_state_dict,
-    load_model_weights,
-    resolve_checkpoint_path,
-)
-from .checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
-from .resume_checks import check_schedule_left, optimizer_mismatch_message, param_groups
+from .checkpoint import check_checkpoint_fit, extract_state_dict, load_model_weights, resolve_checkpoint_path
+from .checkpoint.integrity import incomplete_reason, newest_complete_checkpoint
+from .checkpoint.resume import check_schedule_left, optimizer_mismatch_message, param_groups
 
 
 @RUNNERS.register_module()
@@ -28,7 +22,8 @@ class Sapiens2Runner(Runner):
     MMEngine hard-codes ``strict=False`` there, which silently leaves random weights when key names differ.
     Checkpoint keys are adapted as in :func:`sapiens2.engine.checkpoint.load_model_weights` (``module.`` stripped,
     ``decode_head.`` -> ``head.`` for mmpose estimators). The config's ``trust_checkpoint`` and
-    ``allow_non_finite_weights`` keys apply to the process (:func:`~sapiens2.engine.checkpoint.set_checkpoint_policy`).
+    ``allow_non_finite_weights`` keys apply to the process when :func:`~sapiens2.engine.launch.build_runner` builds it
+    (:func:`~sapiens2.engine.checkpoint.apply_config_checkpoint_policy`).
     ``load_from`` may be a Hub reference or a model alias (checked against the repository's ``config.json`` when it
     has one).
 
@@ -59,7 +54,6 @@ class Sapiens2Runner(Runner):
 
     @classmethod
     def from_cfg(cls, cfg: Config) -> 'Sapiens2Runner':
-        apply_config_checkpoint_policy(cfg)
         runner = super().from_cfg(cfg)
         runner.load_strict = bool(cfg.get('load_strict', True))
         return runner

@@ -36,8 +36,8 @@ def check_work_dir(work_dir: str, option: str = '--work-dir') -> None:
 def lock_work_dir(work_dir: str) -> str:
     """Create ``work_dir`` if needed and take its training lock for the life of this process (again: a no-op);
     returns the lock file's path. Raises :class:`WorkDirInUseError` naming the holder's pid when another live
-    process holds it; nothing is written into the folder then."""
-    check_work_dir(work_dir)
+    process holds it; nothing is written into the folder then. The path was checked before
+    (:func:`check_work_dir`, by :func:`~sapiens2.engine.launch.prepare_train_config`)."""
     os.makedirs(work_dir, exist_ok=True)
     key = osp.realpath(work_dir)
     path = osp.join(work_dir, LOCK_NAME)

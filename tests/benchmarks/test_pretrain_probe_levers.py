@@ -6,7 +6,7 @@ import sys
 import pytest
 
 sys.path.insert(0, osp.join(osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__)))), 'benchmarks'))
-probe = pytest.importorskip('pretrain_probe')
+probe = pytest.importorskip('pretrain_probe_lib')
 
 
 def test_health_arguments(tmp_path):

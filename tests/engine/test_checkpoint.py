@@ -121,7 +121,7 @@ def test_init_cfg_pretrained_is_strict(tmp_path):
 def test_registered_schemes_resolve_in_our_loader_and_in_mmengine(tmp_path, monkeypatch):
     from mmengine.runner.checkpoint import CheckpointLoader
 
-    from sapiens2.engine import checkpoint as checkpoint_module
+    from sapiens2.engine.checkpoint import schemes as checkpoint_module
     target = str(tmp_path / 'resolved.safetensors')
     save_weights({'w': torch.ones(2)}, target)
     monkeypatch.setitem(checkpoint_module._SCHEMES, 'memo://', lambda name: target)
@@ -432,7 +432,7 @@ def _work_dir_with(tmp_path, record, checkpoints=('iter_2.pth', 'iter_4.pth')):
 
 @pytest.mark.parametrize('record, problem', [('', 'is empty'), ('gone/iter_8.pth', 'names gone/iter_8.pth')])
 def test_a_bad_last_checkpoint_record_falls_back_to_the_newest_checkpoint(tmp_path, record, problem, monkeypatch):
-    import sapiens2.engine.checkpoint as checkpoint_module
+    import sapiens2.engine.checkpoint.resume as checkpoint_module
     logged = []
     monkeypatch.setattr(checkpoint_module, 'print_log', lambda msg, **kwargs: logged.append(msg))
     work_dir = _work_dir_with(tmp_path, record)

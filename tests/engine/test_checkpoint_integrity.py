@@ -6,7 +6,7 @@ import torch
 from mmengine.runner import save_checkpoint
 
 from sapiens2.engine import save_weights
-from sapiens2.engine.checkpoint_integrity import incomplete_reason, newest_complete_checkpoint
+from sapiens2.engine.checkpoint.integrity import incomplete_reason, newest_complete_checkpoint
 from tests.engine.dist_launch import build_toy_runner, weights
 
 

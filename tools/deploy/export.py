@@ -24,7 +24,7 @@ import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch unti
 # isort: split
 from sapiens2.deploy.bundle import bundle_files
 from sapiens2.deploy.onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
-from sapiens2.engine.trust import TRUST_CHECKPOINT_HELP
+from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registration import register_all_modules

@@ -5,7 +5,7 @@ The output loads into any task config through ``backbone.init_cfg=dict(type='Pre
 """
 import argparse
 
-from sapiens2.engine.checkpoint import TRUST_CHECKPOINT_HELP
+from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2_pretrain.export import BACKBONE_PREFIXES, export_backbone
 
 

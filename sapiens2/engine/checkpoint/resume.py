@@ -1,10 +1,14 @@
-"""What ``--resume`` checks beyond MMEngine: that the checkpoint leaves something to train, and, when its optimizer
-state does not fit, what differs (torch names neither the file nor the groups)."""
+"""``--resume``: which checkpoint it continues from when none is given (the newest complete one when the recorded
+one is truncated), and what it checks beyond MMEngine: that the checkpoint leaves something to train, and, when its
+optimizer state does not fit, what differs (torch names neither the file nor the groups)."""
 import logging
+import os.path as osp
 from typing import List, Mapping, Optional
 
 from mmengine.logging import print_log
 from mmengine.runner import EpochBasedTrainLoop
+
+from .integrity import incomplete_reason, newest_complete_checkpoint
 
 NEW_SCHEDULE_HINT = 'to start a new schedule from its weights, set load_from={} and train without --resume'
 
@@ -48,3 +52,39 @@ def check_schedule_left(runner, checkpoint: str) -> None:
     if done == end:
         print_log(f'{checkpoint} was saved at the end of the schedule ({key} = {end}): nothing is left to train. '
                   f'Raise {key} to train longer.', logger='current', level=logging.WARNING)
+
+
+def find_resume_checkpoint(work_dir: str) -> Optional[str]:
+    """The checkpoint ``--resume`` (without a path) continues from: the one the work dir's ``last_checkpoint``
+    record names, when it is complete.
+
+    No record: None (training starts from scratch, as in MMEngine). An empty record, one naming a file that does not
+    exist, or one naming a truncated or damaged checkpoint (:func:`~sapiens2.engine.checkpoint.integrity.
+    incomplete_reason`): the newest complete ``iter_*.pth``/``epoch_*.pth`` in the work dir, with a warning saying
+    so; if there is none, ``FileNotFoundError`` naming the record.
+    """
+    record = osp.join(work_dir, 'last_checkpoint')
+    if not osp.exists(record):
+        print_log('Did not find last_checkpoint to be resumed.', logger='current')
+        return None
+    with open(record) as f:
+        recorded = f.read().strip()
+    latest = next((c for c in (recorded, osp.join(work_dir, recorded)) if recorded and osp.isfile(c)), None)
+    if latest is None:
+        problem = f'{record} is empty' if not recorded else f'{record} names {recorded}, which does not exist'
+    else:
+        reason = incomplete_reason(latest)
+        if reason is None:
+            return latest
+        problem = f'the latest checkpoint {latest} is truncated or damaged ({reason})'
+    newest, skipped = newest_complete_checkpoint(work_dir, exclude=latest or '')
+    problem += ''.join(f', {path} too ({why})' for path, why in skipped)
+    if newest is None:
+        qualifier = 'other complete ' if latest else 'complete ' if skipped else ''
+        raise FileNotFoundError(
+            f'Cannot resume: {problem}, and {work_dir} holds no {qualifier}iter_*.pth or epoch_*.pth checkpoint. '
+            f'Give the checkpoint with --resume PATH, or train from scratch without --resume (remove {record}).')
+    again = ' (the iterations after it are trained again)' if latest else ''
+    print_log(f'{problem[:1].upper()}{problem[1:]}; resuming from the newest complete checkpoint in the work dir '
+              f'instead: {newest}{again}', logger='current', level=logging.WARNING)
+    return newest
