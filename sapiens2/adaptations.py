@@ -250,14 +250,14 @@ def _load_sapiens2_models_strictly(module_name: str) -> Callable[[], None]:
 def _write_local_files_atomically() -> None:
     from mmengine.fileio import register_backend
 
-    from sapiens2.engine.atomic_save import AtomicLocalBackend
+    from sapiens2.engine.work_dir_backend import AtomicLocalBackend
     register_backend('local', AtomicLocalBackend, force=True, prefixes='')
 
 
 def _write_the_last_checkpoint_record_atomically() -> None:
     import mmengine.hooks.checkpoint_hook as checkpoint_hook
 
-    from sapiens2.engine.atomic_save import open_writing_atomically
+    from sapiens2.engine.work_dir_backend import open_writing_atomically
     checkpoint_hook.open = open_writing_atomically  # its only open(): the write of work_dir/last_checkpoint
 
 

@@ -49,7 +49,7 @@ def test_mmengine_checkpoint_loader_reads_safetensors(tmp_path):
 def test_local_file_backend_is_atomic(tmp_path):
     from mmengine.fileio import get_file_backend
 
-    from sapiens2.engine.atomic_save import AtomicLocalBackend
+    from sapiens2.engine.work_dir_backend import AtomicLocalBackend
     path = str(tmp_path / 'x.bin')
     backend = get_file_backend(path)
     assert isinstance(backend, AtomicLocalBackend)
@@ -153,8 +153,8 @@ def test_runner_logs_the_config_path_at_info_and_the_config_at_debug(tmp_path, m
 def test_last_checkpoint_record_is_written_atomically(tmp_path, monkeypatch):
     import mmengine.hooks.checkpoint_hook as checkpoint_hook
 
-    from sapiens2.engine import atomic_save
-    assert checkpoint_hook.open is atomic_save.open_writing_atomically
+    from sapiens2.engine import atomic_save, work_dir_backend
+    assert checkpoint_hook.open is work_dir_backend.open_writing_atomically
     record = tmp_path / 'last_checkpoint'
     with checkpoint_hook.open(str(record), 'w') as f:
         f.write(str(tmp_path / 'iter_3.pth'))

@@ -9,12 +9,12 @@ for libraries that write by path (``cv2.VideoWriter``, ``np.save``, ``torch.save
 tests/engine/test_single_writer.py fails when a write appears elsewhere.
 
 Every checkpoint MMEngine writes (``Runner.save_checkpoint``, the strategies, ``CheckpointHook``) goes through
-``get_file_backend(path).put(bytes, path)``. :mod:`sapiens2.adaptations` registers :class:`AtomicLocalBackend` as
-the backend for local paths: it writes to a temporary file in the same folder, fsyncs it, then ``os.replace``s it
-over the target, so the target is either the previous complete file or the new complete file. The new file gets
-the permissions ``open(path, 'w')`` would give it: those of the file it replaces, else 0o666 less the umask. In a
-training work dir, it never writes over or removes a checkpoint-named file that training did not write there
-(:mod:`sapiens2.engine.work_dir_record`).
+``get_file_backend(path).put(bytes, path)``. :mod:`sapiens2.adaptations` registers
+:class:`~sapiens2.engine.work_dir_backend.AtomicLocalBackend` as the backend for local paths: it writes to a temporary
+file in the same folder, fsyncs it, then ``os.replace``s it over the target, so the target is either the previous
+complete file or the new complete file. The new file gets the permissions ``open(path, 'w')`` would give it: those of
+the file it replaces, else 0o666 less the umask. In a training work dir, it never writes over or removes a checkpoint-
+named file that training did not write there (:mod:`sapiens2.engine.work_dir_record`).
 """
 import contextlib
 import errno
@@ -28,8 +28,6 @@ import stat
 import threading
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Optional, Set
-
-from mmengine.fileio import LocalBackend
 
 CHECKPOINT_SUFFIXES = ('.pth', '.safetensors')
 #: Held while a file is written: whoever must end the process mid-run takes it first, so no write is left half-done
@@ -295,56 +293,3 @@ def read_file_list(path: str | Path) -> Set[str]:
 def write_file_list(path: str | Path, written_by: str, files: Iterable[str]) -> None:
     """Write the list :func:`read_file_list` reads, atomically."""
     atomic_write_text(path, json.dumps(dict(written_by=written_by, files=sorted(files)), indent=0) + '\n')
-
-
-class AtomicTextWriter(io.StringIO):
-    """A text file being written: on a clean exit of its ``with`` block, its content replaces ``path`` atomically
-    (:func:`atomic_write_bytes`); after an error, ``path`` is left as it was."""
-
-    def __init__(self, path: str | Path, encoding: str = 'utf-8') -> None:
-        super().__init__()
-        self.path, self.text_encoding = path, encoding
-
-    def __exit__(self, exc_type, exc, traceback) -> None:
-        if exc_type is None:
-            _write_in_work_dir(self.path, self.getvalue().encode(self.text_encoding))
-        self.close()
-
-
-def open_writing_atomically(file, mode: str = 'r', *args, encoding: str | None = None, **kwargs):
-    """``open`` whose text writes (mode 'w') are :class:`AtomicTextWriter` s; every other mode is ``open``'s."""
-    if mode in ('w', 'wt') and not args and not kwargs:
-        return AtomicTextWriter(file, encoding or 'utf-8')
-    return open(file, mode, *args, encoding=encoding, **kwargs)
-
-
-def _write_in_work_dir(path: str | Path, data: bytes) -> None:
-    """:func:`atomic_write_bytes`, refused for a checkpoint name of a training work dir that training did not write
-    there, and recorded (:mod:`sapiens2.engine.work_dir_record`)."""
-    from .work_dir_record import check_write, note_written
-    check_write(os.fspath(path))
-    atomic_write_bytes(path, data)
-    note_written(os.fspath(path))
-
-
-class AtomicLocalBackend(LocalBackend):
-    """MMEngine ``LocalBackend`` whose ``put``/``put_text`` are atomic and never go through a link, and which
-    never writes over or removes a checkpoint-named file of a training work dir that training did not write
-    (:mod:`sapiens2.engine.work_dir_record`)."""
-
-    def put(self, obj: bytes, filepath: str | Path) -> None:
-        _write_in_work_dir(filepath, obj)
-
-    def put_text(self, obj: str, filepath: str | Path, encoding: str = 'utf-8') -> None:
-        _write_in_work_dir(filepath, obj.encode(encoding))
-
-    def remove(self, filepath: str | Path) -> None:
-        from .work_dir_record import may_remove
-        if may_remove(os.fspath(filepath)):
-            super().remove(filepath)
-
-    def rmtree(self, dir_path: str | Path) -> None:
-        from .work_dir_record import may_remove
-        if may_remove(os.fspath(dir_path)):
-            super().rmtree(dir_path)
-

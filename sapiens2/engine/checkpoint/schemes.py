@@ -1,38 +1,13 @@
-"""Where a checkpoint name points: the registry of URI schemes (``hf://``...), shared with MMEngine's
-``CheckpointLoader``, and downloads of ``http(s)://`` checkpoints into the torch hub cache."""
+"""Where a checkpoint name points: the registered URI schemes (``hf://``...; :mod:`.scheme_registration` adds
+them) and downloads of ``http(s)://`` checkpoints into the torch hub cache."""
 import os
 import os.path as osp
-import re
 from typing import Callable, Dict, Optional
 
 from mmengine.logging import print_log
 
-from .torch_files import MapLocation
-
-_SCHEMES: Dict[str, Callable[[str], str]] = {}
-
-
-def register_checkpoint_scheme(prefix: str, resolve: Callable[[str], str], force: bool = False) -> None:
-    """Make checkpoint names starting with ``prefix`` (e.g. ``'hf://'``) loadable everywhere: ``resolve(name)``
-    returns the path of a local file (downloading or locating it), which is then read as any local checkpoint.
-
-    The longest matching prefix wins; ``''`` matches every name that is not an existing file (model aliases), and an
-    existing local file always wins over every scheme. A non-empty prefix is also registered with MMEngine's
-    ``CheckpointLoader`` (``load_from``, ``init_cfg``, mmpose/mmseg ``init_model``); its local scheme resolves names
-    through :func:`resolve_checkpoint_path` (:mod:`sapiens2.adaptations`).
-    """
-    if prefix in _SCHEMES and not force:
-        raise KeyError(f'Checkpoint scheme {prefix!r} is already registered; pass force=True to replace it.')
-    _SCHEMES[prefix] = resolve
-    if not prefix:
-        return
-    from mmengine.runner.checkpoint import CheckpointLoader
-
-    def load_from_scheme(filename: str, map_location: MapLocation = None) -> dict:
-        from .formats import read_checkpoint_file
-        return read_checkpoint_file(filename, map_location or 'cpu')
-
-    CheckpointLoader.register_scheme(prefixes=re.escape(prefix), loader=load_from_scheme, force=True)
+#: prefix -> resolver, filled by :func:`~.scheme_registration.register_checkpoint_scheme`.
+SCHEMES: Dict[str, Callable[[str], str]] = {}
 
 
 def resolve_checkpoint_path(name: str) -> str:
@@ -42,9 +17,9 @@ def resolve_checkpoint_path(name: str) -> str:
     path = osp.expanduser(name)
     if osp.isfile(path):
         return path
-    for prefix in sorted(_SCHEMES, key=len, reverse=True):
+    for prefix in sorted(SCHEMES, key=len, reverse=True):
         if name.startswith(prefix):
-            resolved = _SCHEMES[prefix](name)
+            resolved = SCHEMES[prefix](name)
             if not isinstance(resolved, (str, os.PathLike)):
                 raise TypeError(f'The resolver of checkpoint scheme {prefix!r} returned {type(resolved).__name__} '
                                 f'for {name}; it must return a local file path.')
