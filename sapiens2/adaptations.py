@@ -299,11 +299,10 @@ def _apply_custom_layouts_on_read() -> None:
     upstream = Config.fromfile
 
     def fromfile(filename, *args, **kwargs):
-        from sapiens2.apis.backends.bundle import MANIFEST
+        from sapiens2.apis.backends import bundle, config_data  # layer: all APIs read a bundle's config as data
         folder = osp.dirname(osp.abspath(str(filename)))
-        if osp.isfile(osp.join(folder, MANIFEST)):  # a bundle's config: read as data, never run
-            from sapiens2.apis.backends.config_data import load_bundle_config
-            return load_bundle_config(str(filename), folder)
+        if osp.isfile(osp.join(folder, bundle.MANIFEST)):  # a bundle's config: read as data, never run
+            return config_data.load_bundle_config(str(filename), folder)
         cfg = upstream(filename, *args, **kwargs)
         if isinstance(cfg, Config):
             from sapiens2.config.custom_layout import apply_custom_layout
