@@ -11,6 +11,8 @@ model = dict(
     backbone=dict(use_tokenizer=False, with_cls_token=True),
     decode_head=dict(in_channels=1024, upsample_channels=(768, 512, 256, 128), conv_out_channels=(64, 32, 16),
                      conv_kernel_sizes=(3, 3, 3)))
+# The wider trunk of the 5b heads: model = dict(decode_head=dict(in_channels=2432, **_base_.wide_trunk)).
+wide_trunk = dict(upsample_channels=(1536, 768, 512, 256), conv_out_channels=(128, 64, 32))
 
 # Steps for the train pipelines: random rescale (give it the maps' interpolations) and crop before the letterbox, and
 # skipping samples with almost no labelled pixels or a person filling the frame.
