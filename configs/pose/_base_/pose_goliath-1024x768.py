@@ -2,7 +2,8 @@
 # each size config takes them from ../../_base_/models/ and ../../_base_/schedules/.
 # The official training data is internal; point data_root / ann_file at COCO-style 308-keypoint files
 # (see docs/pose.md).
-_base_ = ['../../_base_/pose_runtime.py', '../../_base_/datasets/keypoints308_partitions.py']
+_base_ = ['../../_base_/pose_runtime.py', '../../_base_/optimizers/adamw_layer_decay.py',
+          '../../_base_/datasets/keypoints308_partitions.py']
 
 val_interval = 1000
 # Read by mmpose's MMPoseInferencer: a top-down model, and the dataset whose metainfo it draws with. Its module
@@ -14,14 +15,7 @@ dataset_type = 'Keypoints308CocoDataset'
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
 
-# AdamW + layer-wise lr decay, bf16 autocast (GPU only).
-optim_wrapper = dict(
-    type='AmpOptimWrapper',
-    dtype='bfloat16',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
-    paramwise_cfg=dict(layer_decay_rate=0.8),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
+optim_wrapper = dict(type='AmpOptimWrapper', dtype='bfloat16')  # bf16 autocast (GPU only)
 default_hooks = dict(checkpoint=dict(save_best='coco/AP', rule='greater'))
 
 # UDP heatmaps at 1/4 of the input, sigma 6 at 192-wide heatmaps. FastUDPHeatmap is mmpose's UDPHeatmap with a

@@ -1,6 +1,7 @@
 # Body-part segmentation (29 classes) at 1024x768, the official recipe at 0.4b without the backbone and the schedule:
 # each size config takes them from ../../_base_/models/ and ../../_base_/schedules/.
-_base_ = ['../../_base_/default_runtime.py', '../../_base_/datasets/bodypart29.py']
+_base_ = ['../../_base_/default_runtime.py', '../../_base_/optimizers/adamw_layer_decay.py',
+          '../../_base_/datasets/bodypart29.py']
 
 default_scope = 'mmseg'
 num_classes = 29
@@ -40,13 +41,7 @@ model = dict(
     train_cfg=dict(),
     test_cfg=dict(mode='whole'))
 
-optim_wrapper = dict(
-    type='AmpOptimWrapper',
-    dtype='bfloat16',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=5e-4, betas=(0.9, 0.999), weight_decay=0.1),
-    paramwise_cfg=dict(layer_decay_rate=0.8),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
+optim_wrapper = dict(type='AmpOptimWrapper', dtype='bfloat16')
 
 val_cfg = dict(type='ValLoop')
 test_cfg = dict(type='TestLoop')
