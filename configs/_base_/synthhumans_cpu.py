@@ -1,5 +1,5 @@
 # Settings shared by the small SynthHumans configs that train from scratch on a CPU in minutes
-# (the tiny and nano configs: configs/{pose,seg}/sapiens2_{tiny,nano}_*_synthhumans-*.py and the projects' ones).
+# (configs/{pose,seg}/sapiens2_tiny_*_synthhumans-*.py, projects/*/configs/sapiens2_tiny_*_synthhumans-*.py).
 # List it in `_base_` next to the task's full-size config and use its variables through `_base_`, e.g.
 #   optim_wrapper = dict(_delete_=True, **_base_.cpu_optim_wrapper)
 #   train_dataloader = dict(batch_size=16, **_base_.cpu_train_loader, dataset=dict(...))
@@ -16,6 +16,3 @@ cpu_optim_wrapper = dict(
 # Data loading in the training process: worker processes would compete with the model for the same cores.
 cpu_train_loader = dict(num_workers=0, persistent_workers=False, pin_memory=False)
 cpu_val_loader = dict(num_workers=0, persistent_workers=False)
-# The nano configs' optimiser (tests at 128x96): not fused, a higher lr, layer decay 0.9.
-nano_optim_wrapper = dict(cpu_optim_wrapper, paramwise_cfg=dict(layer_decay_rate=0.9),
-                          optimizer=dict(type='AdamW', lr=3e-3, betas=(0.9, 0.999), weight_decay=0.01))

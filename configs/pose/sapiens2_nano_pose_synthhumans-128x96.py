@@ -2,7 +2,7 @@
 # grid; patch 16 gives a too coarse 8x6), a 128x96 input and a short, lightly augmented schedule that trains on CPU in
 # about three and a half CPU-minutes (tests/pose/test_pose_training.py).
 # Generate the data first: python -c "from sapiens2.datasets.synthhumans import ensure_synthhumans as e; e()"
-_base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/synthhumans_cpu.py']
+_base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/synthhumans_nano.py']
 
 max_iters = 600
 val_interval = 600
@@ -10,7 +10,7 @@ data_root = 'data/synthhumans/'
 
 train_cfg = dict(max_iters=max_iters, val_interval=val_interval)
 # The nano optimiser at lr 3e-2 without layer decay.
-optim_wrapper = dict(_base_.nano_optim_wrapper, _delete_=True, paramwise_cfg=dict(layer_decay_rate=1.0),
+optim_wrapper = dict(_base_.nano_optimiser, _delete_=True, paramwise_cfg=dict(layer_decay_rate=1.0),
                      optimizer=dict(type='AdamW', lr=3e-2, betas=(0.9, 0.999), weight_decay=0.01))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-2, by_epoch=False, begin=0, end=50),
@@ -43,10 +43,10 @@ val_pipeline = [dict(step, input_size=codec['input_size']) if step['type'] == 'S
                 for step in _base_.val_pipeline]
 train_dataloader = dict(
     batch_size=16,
-    **_base_.cpu_train_loader,
+    **_base_.nano_train_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_train.json', pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=16,
-    **_base_.cpu_val_loader,
+    **_base_.nano_val_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_val.json', pipeline=val_pipeline))
 test_dataloader = val_dataloader

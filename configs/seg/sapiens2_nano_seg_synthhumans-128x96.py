@@ -3,7 +3,7 @@
 # deconvolutions (x4, 64x48 logits).
 # Training labels are rescaled to the logit size (mmseg SegRescale), which keeps the loss cheap; validation scores
 # the logits resized back to the original label size. Losses (weighted CE + Dice) are those of the full configs.
-_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/synthhumans_cpu.py']
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/synthhumans_nano.py']
 
 data_root = 'data/synthhumans'
 image_size = (128, 96)  # (H, W)
@@ -33,18 +33,18 @@ tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pip
                                                                         [test_pipeline[2]], [test_pipeline[3]]])]
 train_dataloader = dict(
     batch_size=4,
-    **_base_.cpu_train_loader,
+    **_base_.nano_train_loader,
     dataset=dict(
         data_root=data_root, data_prefix=dict(img_path='train/rgb', seg_map_path='train/seg'),
         pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=16,
-    **_base_.cpu_val_loader,
+    **_base_.nano_val_loader,
     dataset=dict(
         data_root=data_root, data_prefix=dict(img_path='val/rgb', seg_map_path='val/seg'), pipeline=test_pipeline))
 test_dataloader = val_dataloader
 
-optim_wrapper = dict(_delete_=True, **_base_.nano_optim_wrapper)
+optim_wrapper = dict(_delete_=True, **_base_.nano_optimiser)
 
 max_iters = 800
 warmup_iters = 15

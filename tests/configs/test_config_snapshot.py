@@ -3,11 +3,13 @@ shared base (``configs/_base_/...``) that changes a config it reaches fails here
 
 The snapshot holds every top-level key of every config under ``configs/`` and ``projects/*/configs/`` (bases under
 ``_base_/`` excluded), resolved by ``Config.fromfile`` after ``import sapiens2``; each distinct value is stored once
-(``values``, by a hash) and each config maps its keys to those hashes (``configs``). A key in the snapshot must resolve
-to an equal value (tuples stay tuples), except that a config trained from scratch may lose the pretraining checkpoint
-name it once inherited unused; a config may gain a key (a variable of a new base) unless the Runner reads it.
-A ``_scope_`` that names the config's own ``default_scope`` is left out of both sides: MMEngine stamps it on the
-dicts of a ``sapiens2::`` base, and building under the scope a build already runs in changes nothing.
+(``values``, by a hash) and each config maps its keys to those hashes (``configs``); absolute paths start at
+``<repo>`` or ``<site-packages>``. A key in the snapshot must resolve
+to an equal value (tuples stay tuples), except a variable that named a backbone's checkpoint for the config's own text
+(``CHECKPOINT_NAME_VARIABLES``: the backbone bases name it now), which may be gone; a config may gain a key (a variable
+of a new base) unless the Runner reads it. A ``_scope_`` that is empty or names the config's own ``default_scope`` is
+left out of both sides: MMEngine stamps it on the dicts of a ``sapiens2::`` base, and building under the scope a
+build already runs in changes nothing.
 
 After an intended change: ``python -m tests.configs.test_config_snapshot --write`` (and review the diff).
 """
@@ -15,6 +17,7 @@ import functools
 import hashlib
 import inspect
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,9 +28,9 @@ from tests import DATA_DIR
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT = DATA_DIR / 'config_snapshot.json'
 TUPLE = '__tuple__'
-#: Variables that only a config's own text reads (the checkpoint its backbone's init_cfg names), which a config may
-#: drop: the backbone bases (configs/_base_/models/) name the checkpoint themselves.
-UNUSED_WHEN_DROPPED = {'pretrained_checkpoint', 'pretrained'}
+REWRITE = 'python -m tests.configs.test_config_snapshot --write'
+#: Variables that only a config's own text reads (the checkpoint its backbone's init_cfg names).
+CHECKPOINT_NAME_VARIABLES = {'pretrained_checkpoint', 'pretrained'}
 
 
 def config_files() -> list:
@@ -36,7 +39,16 @@ def config_files() -> list:
     return sorted(str(f.relative_to(REPO)) for f in files if '_base_' not in f.parts and f.name != '__init__.py')
 
 
+def _portable(path: str) -> str:
+    """An absolute path (a metainfo file a custom layout names) as the same on every machine."""
+    if path.startswith(str(REPO) + os.sep):
+        return '<repo>' + path[len(str(REPO)):]
+    return '<site-packages>' + path.split('site-packages', 1)[1] if 'site-packages' + os.sep in path else path
+
+
 def _plain(value, scope):
+    if isinstance(value, str) and os.path.isabs(value):
+        return _portable(value)
     if isinstance(value, dict):
         return {str(k): _plain(v, scope) for k, v in value.items() if not (k == '_scope_' and v in (None, scope))}
     if isinstance(value, tuple):
@@ -83,16 +95,16 @@ def _snapshot() -> dict:
 
 
 def test_snapshot_covers_every_config():
-    assert sorted(_snapshot()) == config_files(), f'configs added or removed: rewrite {SNAPSHOT.name} (see above)'
+    assert sorted(_snapshot()) == config_files(), f'configs added or removed: {REWRITE}'
 
 
 @pytest.mark.parametrize('path', config_files())
 def test_config_resolves_as_in_the_snapshot(path):
     expected = _snapshot().get(path)
-    assert expected is not None, f'{path} is not in {SNAPSHOT.name}: rewrite it (see above)'
+    assert expected is not None, f'{path} is not in {SNAPSHOT.name}: {REWRITE}'
     resolved = resolve(path)
     changed = sorted(key for key in expected if resolved.get(key, KeyError) != expected[key]
-                     and not (key in UNUSED_WHEN_DROPPED and key not in resolved))
+                     and not (key in CHECKPOINT_NAME_VARIABLES and key not in resolved))
     assert not changed, f'{path}: {changed} resolve differently from {SNAPSHOT.name}'
     gained = sorted((resolved.keys() - expected.keys()) & (runner_keys() | {'runner_type', 'custom_imports'}))
     assert not gained, f'{path} gained keys that the Runner reads: {gained}'

@@ -3,7 +3,7 @@
 # 64x48 maps, bilinearly upsampled to the 128x96 targets by the loss), flip-only
 # augmentation, a few hundred iterations.
 _base_ = ['./_base_/normal_1024x768.py', 'sapiens2::_base_/models/sapiens2_nano.py',
-          'sapiens2::_base_/schedules/linear_20k.py', 'sapiens2::_base_/synthhumans_cpu.py']
+          'sapiens2::_base_/schedules/linear_20k.py', 'sapiens2::_base_/synthhumans_nano.py']
 
 data_root = 'data/synthhumans'
 image_size = (128, 96)  # (H, W)
@@ -28,13 +28,13 @@ train_pipeline = [
 ]
 # The base's validation at this size.
 val_pipeline = [dict(step, size=image_size) if step['type'] == 'Letterbox' else step for step in _base_.val_pipeline]
-train_dataloader = dict(batch_size=8, **_base_.cpu_train_loader,
+train_dataloader = dict(batch_size=8, **_base_.nano_train_loader,
                         dataset=dict(data_root=f'{data_root}/train', pipeline=train_pipeline))
-val_dataloader = dict(batch_size=8, **_base_.cpu_val_loader,
+val_dataloader = dict(batch_size=8, **_base_.nano_val_loader,
                       dataset=dict(data_root=f'{data_root}/val', pipeline=val_pipeline))
 test_dataloader = val_dataloader
 
-optim_wrapper = dict(_delete_=True, **_base_.nano_optim_wrapper)
+optim_wrapper = dict(_delete_=True, **_base_.nano_optimiser)
 param_scheduler = [dict(_base_.param_scheduler[0], end=20), dict(_base_.param_scheduler[1], begin=20, end=max_iters)]
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
 default_hooks = dict(checkpoint=dict(interval=max_iters), logger=dict(interval=20), visualization=dict(interval=4))

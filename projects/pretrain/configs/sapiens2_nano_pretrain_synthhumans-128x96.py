@@ -25,7 +25,7 @@ train_dataloader = dict(
     dataset=dict(data_root='data/synthhumans/train/rgb', verify=True, pipeline=train_pipeline))
 train_cfg = dict(max_iters=max_iters)
 
-optim_wrapper = dict(_delete_=True, **_base_.fp32_optim_wrapper)
+optim_wrapper = dict(_delete_=True, **_base_.fp32_optimiser)
 param_scheduler = [dict(_base_.param_scheduler[0], end=warmup_iters),
                    dict(_base_.param_scheduler[1], T_max=max_iters - warmup_iters, begin=warmup_iters, end=max_iters)]
 default_hooks = dict(logger=dict(interval=10), checkpoint=dict(interval=100, max_keep_ckpts=2))
