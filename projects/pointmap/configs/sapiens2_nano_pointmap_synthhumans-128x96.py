@@ -7,9 +7,9 @@ _base_ = ['./_base_/pointmap_1024x768.py', 'sapiens2::_base_/models/sapiens2_nan
 
 data_root = 'data/synthhumans'
 image_size = (128, 96)  # (H, W)
-# The official 768 px canonical focal goes with 768 px wide inputs; scaled to this input width it keeps canonical
-# depths and the scale target O(1), as at full size.
-canonical_focal = 96.0
+# The official 768 px canonical focal goes with 768 px wide inputs; scaled to this input width (96.0) it keeps
+# canonical depths and the scale target O(1), as at full size.
+canonical_focal = float(image_size[1])
 max_iters = 500
 
 model = dict(
