@@ -2,20 +2,16 @@
 # grid; patch 16 gives a too coarse 8x6), a 128x96 input and a short, lightly augmented schedule that trains on CPU in
 # about three and a half CPU-minutes (tests/pose/test_pose_training.py).
 # Generate the data first: python -c "from sapiens2.datasets.synthhumans import ensure_synthhumans as e; e()"
-_base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py']
+_base_ = ['./sapiens2_0.4b_pose_goliath-1024x768.py', '../_base_/synthhumans_nano.py']
 
 max_iters = 600
 val_interval = 600
 data_root = 'data/synthhumans/'
 
 train_cfg = dict(max_iters=max_iters, val_interval=val_interval)
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=3e-2, betas=(0.9, 0.999), weight_decay=0.01),
-    paramwise_cfg=dict(layer_decay_rate=1.0),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
+# The nano optimiser at lr 3e-2 without layer decay.
+optim_wrapper = dict(_base_.nano_optimiser, _delete_=True, paramwise_cfg=dict(layer_decay_rate=1.0),
+                     optimizer=dict(type='AdamW', lr=3e-2, betas=(0.9, 0.999), weight_decay=0.01))
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-2, by_epoch=False, begin=0, end=50),
     dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=50, end=max_iters),
@@ -42,21 +38,15 @@ train_pipeline = [
     dict(type='GenerateTarget', encoder=codec),
     dict(type='PackPoseInputs'),
 ]
-val_pipeline = [
-    dict(type='LoadImage'),
-    dict(type='GetBBoxCenterScale', padding=1.25),
-    dict(type='Sapiens2TopdownAffine', input_size=codec['input_size'], use_udp=True),
-    dict(type='PackPoseInputs'),
-]
+# The base's validation pipeline at this size.
+val_pipeline = [dict(step, input_size=codec['input_size']) if step['type'] == 'Sapiens2TopdownAffine' else step
+                for step in _base_.val_pipeline]
 train_dataloader = dict(
     batch_size=16,
-    num_workers=0,
-    persistent_workers=False,
-    pin_memory=False,
+    **_base_.nano_train_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_train.json', pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=16,
-    num_workers=0,
-    persistent_workers=False,
+    **_base_.nano_val_loader,
     dataset=dict(data_root=data_root, ann_file='annotations/keypoints308_val.json', pipeline=val_pipeline))
 test_dataloader = val_dataloader

@@ -17,25 +17,14 @@ model = dict(
     backbone=dict(img_size=image_size, use_tokenizer=True, init_cfg=dict(checkpoint=pretrained_checkpoint)),
     decode_head=dict(deconv_out_channels=(512, 256, 128, 64, 64)))
 
+# The 1024x768 pipelines at this size.
+scale = (image_size[1], image_size[0])  # (W, H)
 train_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadAnnotations'),
-    dict(type='RandomResize', scale=(image_size[1], image_size[0]), ratio_range=(0.4, 2.0), keep_ratio=True),
-    dict(type='RandomApply', prob=0.3, transforms=[dict(type='RandomCrop', crop_size=image_size, cat_max_ratio=0.75)]),
-    dict(type='RandomGaussianBlur', prob=0.3, kernel_size=3, sigma_range=(0.1, 2.0)),
-    dict(type='RandomGaussianNoise', prob=0.3, var_range=(5.0, 20.0)),
-    dict(type='RandomRotate', prob=0.5, degree=60, pad_val=0, seg_pad_val=0),
-    dict(type='RandomFlip', prob=0.5, direction='horizontal', swap_seg_labels={{_base_.swap_seg_labels}}),
-    dict(type='PhotoMetricDistortion'),
-    dict(type='Resize', scale=(image_size[1], image_size[0]), keep_ratio=False),
-    dict(type='PackSegInputs'),
+    dict(step, scale=scale) if step['type'] in ('RandomResize', 'Resize') else
+    dict(step, transforms=[dict(step['transforms'][0], crop_size=image_size)]) if step['type'] == 'RandomApply' else
+    step for step in _base_.train_pipeline
 ]
-test_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='Resize', scale=(image_size[1], image_size[0]), keep_ratio=False),
-    dict(type='LoadAnnotations'),
-    dict(type='PackSegInputs'),
-]
+test_pipeline = [dict(step, scale=scale) if step['type'] == 'Resize' else step for step in _base_.test_pipeline]
 tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pipeline[1]], {{_base_.tta_flips}},
                                                                         [test_pipeline[2]], [test_pipeline[3]]])]
 train_dataloader = dict(batch_size=1, dataset=dict(pipeline=train_pipeline))

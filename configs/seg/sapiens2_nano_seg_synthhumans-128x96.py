@@ -3,7 +3,7 @@
 # deconvolutions (x4, 64x48 logits).
 # Training labels are rescaled to the logit size (mmseg SegRescale), which keeps the loss cheap; validation scores
 # the logits resized back to the original label size. Losses (weighted CE + Dice) are those of the full configs.
-_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py']
+_base_ = ['./sapiens2_0.4b_seg_bodypart29-1024x768.py', '../_base_/synthhumans_nano.py']
 
 data_root = 'data/synthhumans'
 image_size = (128, 96)  # (H, W)
@@ -26,37 +26,25 @@ train_pipeline = [
     dict(type='SegRescale', scale_factor=0.5),
     dict(type='PackSegInputs'),
 ]
-test_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='Resize', scale=(image_size[1], image_size[0]), keep_ratio=False),
-    dict(type='LoadAnnotations'),
-    dict(type='PackSegInputs'),
-]
+# The base's test pipeline at this size.
+test_pipeline = [dict(step, scale=(image_size[1], image_size[0])) if step['type'] == 'Resize' else step
+                 for step in _base_.test_pipeline]
 tta_pipeline = [test_pipeline[0], dict(type='TestTimeAug', transforms=[[test_pipeline[1]], {{_base_.tta_flips}},
                                                                         [test_pipeline[2]], [test_pipeline[3]]])]
 train_dataloader = dict(
     batch_size=4,
-    num_workers=0,
-    persistent_workers=False,
-    pin_memory=False,
+    **_base_.nano_train_loader,
     dataset=dict(
         data_root=data_root, data_prefix=dict(img_path='train/rgb', seg_map_path='train/seg'),
         pipeline=train_pipeline))
 val_dataloader = dict(
     batch_size=16,
-    num_workers=0,
-    persistent_workers=False,
+    **_base_.nano_val_loader,
     dataset=dict(
         data_root=data_root, data_prefix=dict(img_path='val/rgb', seg_map_path='val/seg'), pipeline=test_pipeline))
 test_dataloader = val_dataloader
 
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=3e-3, betas=(0.9, 0.999), weight_decay=0.01),
-    paramwise_cfg=dict(layer_decay_rate=0.9),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
+optim_wrapper = dict(_delete_=True, **_base_.nano_optimiser)
 
 max_iters = 800
 warmup_iters = 15

@@ -18,28 +18,10 @@ model = dict(
     decode_head=dict(upsample_channels=(768, 512, 256, 128, 64), conv_out_channels=(32, 16),
                      conv_kernel_sizes=(3, 3)))
 
-dense_maps = dict(gt_mask='nearest', gt_normal='nearest')
-train_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadNormalAnnotations'),
-    dict(type='mmseg.PhotoMetricDistortion'),
-    dict(type='RandomDownUpSample', prob=0.2, scale_range=(0.1, 0.7)),
-    dict(type='DenseRandomScale', prob=0.3, scale_range=(0.5, 2.0), map_interpolations=dense_maps),
-    dict(type='DenseRandomCropContinuous', prob=0.3, aspect_range=(0.5, 2.0), area_range=(0.4, 1.0)),
-    dict(type='DenseRandomFlip', prob=0.3, negate_x_keys=('gt_normal', )),
-    dict(type='Letterbox', size=image_size, map_interpolations=dense_maps),
-    dict(type='mmseg.RandomGaussianBlur', prob=0.3),
-    dict(type='mmseg.RandomGaussianNoise', prob=0.3),
-    dict(type='RandomSolarize', prob=0.3, threshold=128),
-    dict(type='FilterDenseSample', min_valid_pixels=16, max_coverage=0.96),
-    dict(type='PackDenseInputs', target_key='gt_normal'),
-]
-val_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadNormalAnnotations'),
-    dict(type='Letterbox', size=image_size, test_mode=True),
-    dict(type='PackDenseInputs', target_key='gt_normal'),
-]
+# The 1024x768 pipelines, letterboxed to this size.
+train_pipeline = [dict(step, size=image_size) if step['type'] == 'Letterbox' else step
+                  for step in _base_.train_pipeline]
+val_pipeline = [dict(step, size=image_size) if step['type'] == 'Letterbox' else step for step in _base_.val_pipeline]
 train_dataloader = dict(batch_size=1, dataset=dict(pipeline=train_pipeline))
 val_dataloader = dict(batch_size=1, dataset=dict(pipeline=val_pipeline))
 test_dataloader = val_dataloader

@@ -2,82 +2,47 @@
 # token grid, so the three stride-2 scale convs leave 2x2 cells), a narrow two-block trunk (x4:
 # 64x48 maps, bilinearly upsampled to the 128x96 targets by the loss), flip-only
 # augmentation, a few hundred iterations.
-_base_ = ['./sapiens2_0.4b_pointmap_render_people-1024x768.py']
+_base_ = ['./_base_/pointmap_1024x768.py', 'sapiens2::_base_/models/sapiens2_nano.py',
+          'sapiens2::_base_/schedules/linear_20k.py', 'sapiens2::_base_/synthhumans_nano.py']
 
 data_root = 'data/synthhumans'
 image_size = (128, 96)  # (H, W)
-# The official 768 px canonical focal goes with 768 px wide inputs; scaled to this input width it keeps canonical
-# depths and the scale target O(1), as at full size.
-canonical_focal = 96.0
+# The official 768 px canonical focal goes with 768 px wide inputs; scaled to this input width (96.0) it keeps
+# canonical depths and the scale target O(1), as at full size.
+canonical_focal = float(image_size[1])
 max_iters = 500
 
 model = dict(
     use_checkpoint=False,
-    backbone=dict(arch='sapiens2_nano', img_size=image_size, patch_size=8, init_cfg=None),
+    backbone=_base_.backbone,
     decode_head=dict(
-        in_channels=64,
-        img_size=image_size,
-        patch_size=8,
-        upsample_channels=(32, 16),
-        conv_out_channels=(16, ),
-        conv_kernel_sizes=(3, ),
-        scale_conv_out_channels=(32, 32, 16),
-        scale_hidden_channels=(32, 16),
+        in_channels=64, img_size=image_size, patch_size=8, upsample_channels=(32, 16), conv_out_channels=(16, ),
+        conv_kernel_sizes=(3, ), scale_conv_out_channels=(32, 32, 16), scale_hidden_channels=(32, 16),
         # The official losses, except that the normals-from-points term (weight 2) is down-weighted: on a
         # from-scratch model it dominates the first few hundred iterations and holds depth at the mean plane.
-        loss_decode=[
-            dict(type='PointmapL1Loss', loss_weight=2.0, clamp_max=4.0),
-            dict(type='PointmapL1Loss', loss_weight=1.0, scale_factor=2, clamp_max=4.0,
-                 loss_name='loss_multiscale_l1_2'),
-            dict(type='SiLogLoss', loss_weight=1.0),
-            dict(type='PointmapIntrinsicsConsistencyLoss', loss_weight=1.0),
-            dict(type='PointmapShiftInvariantL1Loss', loss_weight=1.0, clamp_max=4.0),
-            dict(type='PointmapNormalLoss', loss_weight=0.2),
-            dict(type='PointmapScaleL1Loss', loss_weight=4.0),
-        ]))
+        loss_decode=[dict(loss, loss_weight=0.2) if loss['type'] == 'PointmapNormalLoss' else loss
+                     for loss in _base_.model.decode_head.loss_decode]))
 
-dense_maps = dict(gt_mask='nearest', gt_depth='nearest')
-pack_extra_keys = ('gt_scale', 'gt_mean_depth', 'original_K', 'cam_K')
 train_pipeline = [
     dict(type='LoadImageFromFile'),
     dict(type='LoadPointmapAnnotations'),
     dict(type='DenseRandomFlip', prob=0.5),
-    dict(type='Letterbox', size=image_size, map_interpolations=dense_maps),
+    dict(type='Letterbox', size=image_size, map_interpolations=_base_.dense_maps),
     dict(type='PointmapGenerateTarget', canonical_focal=canonical_focal, min_depth=0.04),
-    dict(type='FilterDenseSample', min_valid_pixels=16, max_coverage=0.96),
-    dict(type='PackDenseInputs', target_key='gt_pointmap', extra_keys=pack_extra_keys),
+    _base_.filter_samples,
+    dict(type='PackDenseInputs', target_key='gt_pointmap', extra_keys=_base_.pack_extra_keys),
 ]
-val_pipeline = [
-    dict(type='LoadImageFromFile'),
-    dict(type='LoadPointmapAnnotations'),
-    dict(type='Letterbox', size=image_size, test_mode=True),
-    dict(type='PointmapGenerateTarget', canonical_focal=canonical_focal, min_depth=None),
-    dict(type='PackDenseInputs', target_key='gt_pointmap', extra_keys=pack_extra_keys),
-]
-train_dataloader = dict(
-    batch_size=8,
-    num_workers=0,
-    persistent_workers=False,
-    pin_memory=False,
-    dataset=dict(data_root=f'{data_root}/train', pipeline=train_pipeline))
-val_dataloader = dict(
-    batch_size=8,
-    num_workers=0,
-    persistent_workers=False,
-    dataset=dict(data_root=f'{data_root}/val', pipeline=val_pipeline))
+# The base's validation at this size and focal.
+val_pipeline = [dict(step, size=image_size) if step['type'] == 'Letterbox' else
+                dict(step, canonical_focal=canonical_focal) if step['type'] == 'PointmapGenerateTarget' else step
+                for step in _base_.val_pipeline]
+train_dataloader = dict(batch_size=8, **_base_.nano_train_loader,
+                        dataset=dict(data_root=f'{data_root}/train', pipeline=train_pipeline))
+val_dataloader = dict(batch_size=8, **_base_.nano_val_loader,
+                      dataset=dict(data_root=f'{data_root}/val', pipeline=val_pipeline))
 test_dataloader = val_dataloader
 
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    constructor='Sapiens2LayerDecayOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=3e-3, betas=(0.9, 0.999), weight_decay=0.01),
-    paramwise_cfg=dict(layer_decay_rate=0.9),
-    clip_grad=dict(max_norm=2.0, norm_type=2))
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=20),
-    dict(type='PolyLR', power=1.0, eta_min=0.0, by_epoch=False, begin=20, end=max_iters),
-]
+optim_wrapper = dict(_delete_=True, **_base_.nano_optimiser)
+param_scheduler = [dict(_base_.param_scheduler[0], end=20), dict(_base_.param_scheduler[1], begin=20, end=max_iters)]
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
-default_hooks = dict(
-    checkpoint=dict(interval=max_iters), logger=dict(interval=20), visualization=dict(interval=4))
+default_hooks = dict(checkpoint=dict(interval=max_iters), logger=dict(interval=20), visualization=dict(interval=4))

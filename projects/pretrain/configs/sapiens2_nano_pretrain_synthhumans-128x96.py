@@ -14,11 +14,9 @@ model = dict(
     dino_head=dict(num_prototypes=256, hidden_dim=256, bottleneck_dim=64),
     dino_loss=dict(warmup_iters=warmup_iters))
 
-train_pipeline = [
-    dict(type='LoadImageOrSkip'),
-    dict(type='MultiViewCrop', global_size=image_size, local_size=local_size, num_local=num_local),
-    dict(type='PackMultiViewInputs'),
-]
+# The base's pipeline at these sizes.
+train_pipeline = [dict(step, global_size=image_size, local_size=local_size, num_local=num_local)
+                  if step['type'] == 'MultiViewCrop' else step for step in _base_.train_pipeline]
 train_dataloader = dict(
     batch_size=8,
     num_workers=2,
@@ -27,16 +25,7 @@ train_dataloader = dict(
     dataset=dict(data_root='data/synthhumans/train/rgb', verify=True, pipeline=train_pipeline))
 train_cfg = dict(max_iters=max_iters)
 
-optim_wrapper = dict(
-    _delete_=True,
-    type='OptimWrapper',
-    constructor='StudentOptimWrapperConstructor',
-    optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05),
-    paramwise_cfg={{_base_.optim_wrapper.paramwise_cfg}},
-    clip_grad=dict(max_norm=5.0, norm_type=2))
-param_scheduler = [
-    dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),
-    dict(type='CosineAnnealingLR', T_max=max_iters - warmup_iters, eta_min=1e-7, by_epoch=False, begin=warmup_iters,
-         end=max_iters),
-]
+optim_wrapper = dict(_delete_=True, **_base_.fp32_optimiser)
+param_scheduler = [dict(_base_.param_scheduler[0], end=warmup_iters),
+                   dict(_base_.param_scheduler[1], T_max=max_iters - warmup_iters, begin=warmup_iters, end=max_iters)]
 default_hooks = dict(logger=dict(interval=10), checkpoint=dict(interval=100, max_keep_ckpts=2))

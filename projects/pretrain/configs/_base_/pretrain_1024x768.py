@@ -55,7 +55,7 @@ test_dataloader = None
 test_evaluator = None
 
 # AdamW (0.9, 0.95), lr 1e-4, wd 0.05 without decay on norms, biases, LayerScale (all 1-D parameters), positional
-# and special tokens; bf16 autocast on GPU (fp32: an OptimWrapper as in the tiny config); global grad clip 5.0.
+# and special tokens; bf16 autocast on GPU (fp32: fp32_optimiser below); global grad clip 5.0.
 optim_wrapper = dict(
     type='AmpOptimWrapper',
     dtype='bfloat16',
@@ -72,6 +72,10 @@ optim_wrapper = dict(
             'pos_embed': dict(decay_mult=0.0),
         }),
     clip_grad=dict(max_norm=5.0, norm_type=2))
+# fp32 for the small configs that train on a CPU: lr 1e-3, no fused kernel.
+fp32_optimiser = dict(type='OptimWrapper', constructor='StudentOptimWrapperConstructor',
+                          optimizer=dict(type='AdamW', lr=1e-3, betas=(0.9, 0.95), weight_decay=0.05),
+                          paramwise_cfg=optim_wrapper['paramwise_cfg'], clip_grad=optim_wrapper['clip_grad'])
 # 1000-iteration linear warm-up, then cosine decay to 1e-7.
 param_scheduler = [
     dict(type='LinearLR', start_factor=1e-3, by_epoch=False, begin=0, end=warmup_iters),

@@ -1,0 +1,6 @@
+# The official schedule (./linear_20k.py) over 50k iterations.
+_base_ = ['./linear_20k.py']
+
+max_iters = 50000
+param_scheduler = [_base_.param_scheduler[0], dict(_base_.param_scheduler[1], end=max_iters)]
+train_cfg = dict(max_iters=max_iters)
