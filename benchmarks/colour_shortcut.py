@@ -13,7 +13,9 @@ For each scene variety (``plain``: one colour per wall and floor; ``rich``: see 
   anywhere) or the two global views of the pretraining pipeline (``MultiViewCrop``: crops, flips, colour jitter,
   grayscale, blur, solarisation); the share of first views whose nearest second view (L1 distance of the mean colour,
   or of the histogram) is of their own image (chance 1 / num). This is what self-distillation can exploit: two views
-  of one image matched by their colours.
+  of one image matched by their colours;
+* **crop-to-crop correlation** of single statistics (mean brightness, colour cast: mean blue minus mean red) between
+  the two random crops of each image: near 1 when the statistic alone tells images apart.
 """
 import argparse
 import time
@@ -84,6 +86,17 @@ def pipeline_views(image: np.ndarray, seed: int) -> tuple:
 
 
 FEATURES = dict(mean_colour=mean_colour, histogram=colour_histogram)
+# Single statistics of an image: the two the pretraining targets were found to group by (docs/pretraining.md).
+STATISTICS = dict(brightness=lambda image: image.mean(),
+                  colour_cast=lambda image: image[..., 0].mean() - image[..., 2].mean())
+
+
+def view_correlation(pairs: list, statistic) -> float:
+    """Pearson correlation over the images between ``statistic`` of their first and of their second view: near 1
+    when the statistic tells images apart whatever part of them a view shows."""
+    first = np.array([statistic(a) for a, _ in pairs], np.float64)
+    second = np.array([statistic(b) for _, b in pairs], np.float64)
+    return float(np.corrcoef(first, second)[0, 1])
 
 
 def measure(num: int, size: tuple, seed: int, variety: str) -> dict:
@@ -99,21 +112,27 @@ def measure(num: int, size: tuple, seed: int, variety: str) -> dict:
     matching = {f'{feature} / {kind}': view_matching_accuracy(np.stack([fn(a) for a, _ in pair]),
                                                               np.stack([fn(b) for _, b in pair]))
                 for kind, pair in pairs.items() for feature, fn in FEATURES.items()}
-    return dict(properties=property_probe(train_x, train_y, val_x, val_y), matching=matching)
+    correlation = {name: view_correlation(pairs['crops'], fn) for name, fn in STATISTICS.items()}
+    return dict(properties=property_probe(train_x, train_y, val_x, val_y), matching=matching,
+                correlation=correlation)
 
 
 def table(results: dict, num: int) -> str:
-    """Two markdown tables: the property probe, and view matching."""
+    """Two markdown tables: the property probe; view matching and the crop-to-crop correlation of statistics."""
     names = list(next(iter(results.values()))['properties'])
     lines = ['| scene variety | ' + ' | '.join(names) + ' |', '|---|' + '---|' * len(names)]
     for variety, result in results.items():
         cells = [f'{100 * acc:.1f} (chance {100 * chance:.1f})' for acc, chance in result['properties'].values()]
         lines.append(f'| {variety} | ' + ' | '.join(cells) + ' |')
     kinds = list(next(iter(results.values()))['matching'])
-    lines += ['', '| scene variety | ' + ' | '.join(f'matched by {k}' for k in kinds) + ' |',
-              '|---|' + '---|' * len(kinds)]
+    statistics = list(next(iter(results.values()))['correlation'])
+    lines += ['', '| scene variety | ' + ' | '.join(f'matched by {k} (%)' for k in kinds) + ' | '
+              + ' | '.join(f'crop-to-crop r of {s}' for s in statistics) + ' |',
+              '|---|' + '---|' * (len(kinds) + len(statistics))]
     for variety, result in results.items():
-        lines.append(f'| {variety} | ' + ' | '.join(f'{100 * v:.1f}' for v in result['matching'].values()) + ' |')
+        cells = [f'{100 * v:.1f}' for v in result['matching'].values()]
+        cells += [f'{v:.2f}' for v in result['correlation'].values()]
+        lines.append(f'| {variety} | ' + ' | '.join(cells) + ' |')
     lines.append(f'\nView matching: chance {100 / num:.1f} %.')
     return '\n'.join(lines)
 
