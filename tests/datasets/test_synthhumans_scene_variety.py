@@ -5,6 +5,7 @@ import json
 import os
 import os.path as osp
 
+import cv2
 import numpy as np
 import pytest
 
@@ -102,3 +103,14 @@ def test_illumination_field_varies_within_and_has_no_overall_tint():
     assert np.allclose(mean, mean[0])  # the same mean gain in every channel
     assert (field.max((0, 1)) - field.min((0, 1))).min() > 0.1  # but the colour of the light varies over the image
     assert np.array_equal(illumination_field(5, SIZE, flip=True), field[:, ::-1])
+
+
+def test_rich_render_is_independent_of_opencv_threads():
+    scene = scene_for(1, 'train', 2, SIZE, 'rich')
+    threads = cv2.getNumThreads()
+    try:
+        cv2.setNumThreads(1)
+        single = render_image(scene)
+    finally:
+        cv2.setNumThreads(threads)
+    assert np.array_equal(single, render_image(scene))
