@@ -5,12 +5,14 @@ Example:
         --size 256 192 --seed 0
     # half of the images over real photos (scikit-image's scene photos, or --photo-folder DIR)
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_photos --photo-ratio 0.5
+    # textured many-coloured rooms and coloured light: no colour shortcut for self-supervised pretraining
+    python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_rich --scene-variety rich
 """
 import argparse
 import sys
 import time
 
-from sapiens2.datasets.synthhumans import SynthHumansFolderError, ensure_synthhumans
+from sapiens2.datasets.synthhumans import SCENE_VARIETIES, SynthHumansFolderError, ensure_synthhumans
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -29,6 +31,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                         '(when installed), or those of --photo-folder')
     parser.add_argument('--photo-folder', default=None,
                         help='a folder of your own scene photos (no people in them) for --photo-ratio')
+    parser.add_argument('--scene-variety', default='plain', choices=SCENE_VARIETIES,
+                        help='plain: one colour per wall and floor under white light; rich: textured rooms in several '
+                        'colours each, distractor objects and coloured light varying over the image, so that no '
+                        'colour statistic tells scenes apart (same people, labels and scene properties)')
     parser.add_argument('--overwrite', action='store_true',
                         help='render again even if --out holds this configuration, or write into a non-empty folder '
                         'that holds no SynthHumans set; only files listed in an existing set\'s manifest.json are '
@@ -42,7 +48,8 @@ def main(argv=None) -> None:
     try:
         ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed,
                            overwrite=args.overwrite, verbose=True, rgb_only=args.rgb_only,
-                           photo_ratio=args.photo_ratio, photo_folder=args.photo_folder)
+                           photo_ratio=args.photo_ratio, photo_folder=args.photo_folder,
+                           scene_variety=args.scene_variety)
     except (SynthHumansFolderError, ValueError) as e:  # ValueError: a bad --size or --photo-*, or no photos
         sys.exit(f'error: {e}')
     print(f'SynthHumans ready in {args.out} ({time.perf_counter() - start:.1f} s)')

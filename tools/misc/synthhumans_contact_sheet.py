@@ -2,7 +2,7 @@
 depth and albedo, to check visually that people look like people and that every map lines up.
 
 Usage: python tools/misc/synthhumans_contact_sheet.py --out work_dirs/synthhumans_sheet.png [--num 6] [--seed 0]
-       [--photo-ratio 1 [--photo-folder DIR]]
+       [--photo-ratio 1 [--photo-folder DIR]] [--scene-variety rich]
 """
 import argparse
 import os
@@ -11,7 +11,7 @@ import os.path as osp
 import cv2
 import numpy as np
 
-from sapiens2.datasets.synthhumans import Rendering, render_scene, scene_for
+from sapiens2.datasets.synthhumans import SCENE_VARIETIES, Rendering, render_scene, scene_for
 from sapiens2.datasets.synthhumans.metainfo import keypoint_meta, seg_meta
 from sapiens2.datasets.synthhumans.photos import background_for, load_photos, photo_paths
 from sapiens2.utils.image_write import write_image
@@ -62,9 +62,11 @@ def main() -> None:
     parser.add_argument('--photo-ratio', type=float, default=0.0,
                         help='share of the samples over a real photo, as make_synthhumans.py --photo-ratio')
     parser.add_argument('--photo-folder', default=None, help='your own scene photos (no people) for --photo-ratio')
+    parser.add_argument('--scene-variety', default='plain', choices=SCENE_VARIETIES,
+                        help='as make_synthhumans.py --scene-variety')
     args = parser.parse_args()
     photos = load_photos(photo_paths(args.photo_folder)) if args.photo_ratio > 0 else ()
-    scenes = [scene_for(args.seed, args.split, i, tuple(args.size)) for i in range(args.num)]
+    scenes = [scene_for(args.seed, args.split, i, tuple(args.size), args.scene_variety) for i in range(args.num)]
     rows = [sheet_row(render_scene(scene, background_for(scene, photos, args.photo_ratio))) for scene in scenes]
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     write_image(args.out, np.concatenate(rows, axis=0))

@@ -2,9 +2,10 @@
 from .generate import RENDERER_VERSION, ensure_synthhumans, generate_synthhumans, scene_for
 from .manifest import SynthHumansFolderError
 from .render import Rendering, render_image, render_scene
-from .scene import Camera, Light, Scene, mirror_scene, sample_scene
+from .scene import SCENE_VARIETIES, Camera, Light, Scene, mirror_scene, sample_scene
 
 __all__ = [
-    'RENDERER_VERSION', 'Camera', 'Light', 'Rendering', 'Scene', 'SynthHumansFolderError', 'ensure_synthhumans',
-    'generate_synthhumans', 'mirror_scene', 'render_image', 'render_scene', 'sample_scene', 'scene_for'
+    'RENDERER_VERSION', 'SCENE_VARIETIES', 'Camera', 'Light', 'Rendering', 'Scene', 'SynthHumansFolderError',
+    'ensure_synthhumans', 'generate_synthhumans', 'mirror_scene', 'render_image', 'render_scene', 'sample_scene',
+    'scene_for'
 ]

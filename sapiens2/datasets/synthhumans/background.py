@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 
 
-def _smooth_noise(rng: np.random.Generator, size: Tuple[int, int], cells: int, amplitude: float) -> np.ndarray:
+def smooth_noise(rng: np.random.Generator, size: Tuple[int, int], cells: int, amplitude: float) -> np.ndarray:
     height, width = size
     coarse = rng.uniform(-amplitude, amplitude, (cells, cells, 3)).astype(np.float32)
     return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
@@ -40,7 +40,7 @@ def render_background(seed: int, size: Tuple[int, int], flip: bool = False) -> n
     stripes = (np.arange(width) // period) % 2 == 1
     canvas[:, stripes] += rng.uniform(-25, 25, 3).astype(np.float32)
     _shapes(rng, canvas)
-    canvas += _smooth_noise(rng, size, int(rng.integers(3, 7)), 40.0)
+    canvas += smooth_noise(rng, size, int(rng.integers(3, 7)), 40.0)
     saturation = np.float32(rng.uniform(0.3, 1.0))
     canvas = canvas.mean(axis=2, keepdims=True) * (1 - saturation) + canvas * saturation
     out = np.clip(np.round(canvas), 0, 255).astype(np.uint8)

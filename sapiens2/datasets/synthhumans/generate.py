@@ -17,7 +17,7 @@ from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_s
 from .photos import background_for, load_photos, photo_paths, photos_digest
 from .properties import scene_properties, write_properties
 from .render import render_image, render_scene
-from .scene import Scene, sample_scene
+from .scene import SCENE_VARIETIES, Scene, sample_scene
 from .writer import coco_records, make_split_dirs, write_annotations, write_image, write_sample
 
 # Bump whenever the rendered output changes, so that cached datasets are regenerated.
@@ -25,11 +25,12 @@ RENDERER_VERSION = 5
 SPLITS = {'train': 0, 'val': 1}
 
 
-def scene_for(seed: int, split: str, index: int, size: Tuple[int, int]) -> Scene:
-    """The scene of sample ``index`` of ``split``; independent of the split sizes and of other samples."""
+def scene_for(seed: int, split: str, index: int, size: Tuple[int, int], scene_variety: str = 'plain') -> Scene:
+    """The scene of sample ``index`` of ``split``; independent of the split sizes and of other samples. Its people,
+    camera and scene properties do not depend on ``scene_variety`` (see :data:`.scene.SCENE_VARIETIES`)."""
     if split not in SPLITS:
         raise ValueError(f'unknown SynthHumans split {split!r}; expected one of {sorted(SPLITS)}')
-    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size)
+    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size, scene_variety)
 
 
 def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, ...]:
@@ -41,15 +42,18 @@ def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, 
 
 
 def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool,
-                   photo_ratio: float = 0.0, photos: Tuple[str, ...] = ()) -> dict:
+                   photo_ratio: float = 0.0, photos: Tuple[str, ...] = (), scene_variety: str = 'plain') -> dict:
+    if scene_variety not in SCENE_VARIETIES:
+        raise ValueError(f'scene_variety (--scene-variety) must be one of {SCENE_VARIETIES}, got {scene_variety!r}')
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
                 size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only),
-                photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None)
+                photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None,
+                scene_variety=scene_variety)
 
 
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
                          seed: int = 0, verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
-                         photo_folder: Optional[str] = None) -> str:
+                         photo_folder: Optional[str] = None, scene_variety: str = 'plain') -> str:
     """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
@@ -61,9 +65,14 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     ``photo_ratio`` of the images (drawn per image from its background seed) show the people over a real photograph
     instead of a rendered room (:mod:`.photos`): the package photos without people, or those of ``photo_folder``.
     Every other map of an image is the same as over its room.
+
+    ``scene_variety='rich'`` renders textured rooms in several colours with distractor objects, and coloured light
+    that varies over the image, instead of one colour per wall and floor under white light (no colour shortcut for
+    self-supervised learning, docs/synthhumans.md); the people, their labels and the scene properties stay the same.
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
+    config = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, (), scene_variety)
     paths = _photo_paths(photo_ratio, photo_folder)
     photos = load_photos(paths) if paths else ()
     if osp.isdir(root) and os.listdir(root):
@@ -75,7 +84,7 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         images, annotations, properties = [], [], []
         for i in range(count):
             name = f'{i:06d}'
-            scene = scene_for(seed, split, i, tuple(size))
+            scene = scene_for(seed, split, i, tuple(size), scene_variety)
             background = background_for(scene, photos, photo_ratio)
             if rgb_only:
                 files.append(write_image(root, split, name, render_image(scene, background)))
@@ -91,8 +100,10 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         if not rgb_only:
             files.append(write_annotations(root, split, images, annotations))
             files.append(write_properties(root, split, properties))
-    manifest = dict(_configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, paths),
+    manifest = dict(config, photos=photos_digest(paths) if paths else None,
                     photo_files=[osp.basename(p) for p in paths], files=[osp.relpath(f, root) for f in files])
+    if scene_variety == 'plain':  # the manifest of a plain set stays that of earlier versions, byte for byte
+        del manifest['scene_variety']
     atomic_write_text(osp.join(root, MANIFEST), json.dumps(manifest, indent=1))
     return root
 
@@ -133,12 +144,12 @@ def _files_to_replace(root: str, wanted: dict, overwrite: bool) -> Optional[List
 def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num_val: int = 64,
                        size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
                        verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
-                       photo_folder: Optional[str] = None) -> str:
+                       photo_folder: Optional[str] = None, scene_variety: str = 'plain') -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
     A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
-    size, seed, ``rgb_only``: images only, ``photo_ratio`` and the bytes of the background photos, see
-    :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
+    size, seed, ``rgb_only``: images only, ``photo_ratio`` and the bytes of the background photos,
+    ``scene_variety``, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
     with another configuration, or any set with ``overwrite``, is replaced: only the files its manifest lists are
     removed (then the folders this left empty), nothing else. A folder that is not empty and holds no set is
     refused, unless ``overwrite``: the set is then added next to its
@@ -148,7 +159,7 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
     concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
     wanted = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio,
-                            _photo_paths(photo_ratio, photo_folder))
+                            _photo_paths(photo_ratio, photo_folder), scene_variety)
     if osp.isdir(root) and not overwrite:
         manifest = read_manifest(root)
         if manifest is not None and configuration(manifest) == wanted:
@@ -164,7 +175,7 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
         tmp = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.tmp-', dir=parent)
         try:
             generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only,
-                                 photo_ratio=photo_ratio, photo_folder=photo_folder)
+                                 photo_ratio=photo_ratio, photo_folder=photo_folder, scene_variety=scene_variety)
             if osp.lexists(root_abs):
                 install_set(tmp, root, replaced)
             else:

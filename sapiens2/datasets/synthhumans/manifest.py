@@ -10,10 +10,11 @@ import shutil
 from typing import List, Optional
 
 MANIFEST = 'manifest.json'
-CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only', 'photo_ratio', 'photos')
+CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only', 'photo_ratio', 'photos',
+               'scene_variety')
 # Keys added after the first manifests were written, with the value that those older manifests mean (``photos``: the
 # SHA-256 of the background photos, None without them).
-CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None)
+CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None, scene_variety='plain')
 
 
 class SynthHumansFolderError(FileExistsError):

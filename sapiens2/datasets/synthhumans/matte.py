@@ -12,7 +12,7 @@ import numpy as np
 from .appearance import HairFuzz
 from .primitives import PrimitiveSet
 from .raster import NEAR, box_window, ellipsoid_span, rasterise_samples
-from .shading import shading
+from .shading import light_shading
 
 # Sub-samples per pixel axis on silhouette edges (a regular grid, symmetric about the pixel centre).
 EDGE_SUBSAMPLES = 4
@@ -45,8 +45,8 @@ def antialiased_layer(prims: PrimitiveSet, K: np.ndarray, size: Tuple[int, int],
     v = (ys[:, None] + off_v[None]).ravel()
     hits = rasterise_samples(prims, K, size, u, v)
     hit = hits.prim >= 0
-    shade = shading(hits.normal, light.direction, light.ambient, light.intensity)
-    sample_colour = np.where(hit[:, None], albedo_lut[np.maximum(hits.prim, 0)] * shade[:, None], 0.0)
+    shade = light_shading(hits.normal, light)
+    sample_colour = np.where(hit[:, None], albedo_lut[np.maximum(hits.prim, 0)] * shade, 0.0)
     count = EDGE_SUBSAMPLES**2
     alpha[ys, xs] = hit.reshape(-1, count).mean(1)
     premult[ys, xs] = sample_colour.reshape(-1, count, 3).mean(1)
@@ -109,9 +109,9 @@ def hair_layer(shells: Sequence[tuple], K: np.ndarray, size: Tuple[int, int], de
         entry = rays * start[..., None]
         normal = (((entry - centre) @ rot) / outer**2) @ rot.T
         normal /= np.maximum(np.linalg.norm(normal, axis=-1, keepdims=True), 1e-12)
-        shade = shading(normal, light.direction, light.ambient, light.intensity)
+        shade = light_shading(normal, light)
         tau[y0:y1, x0:x1] += shell_tau
-        tau_colour[y0:y1, x0:x1] += shell_tau[..., None] * np.asarray(albedo, np.float64) * shade[..., None]
+        tau_colour[y0:y1, x0:x1] += shell_tau[..., None] * np.asarray(albedo, np.float64) * shade
     alpha = 1.0 - np.exp(-tau)
     colour = tau_colour / np.maximum(tau, 1e-12)[..., None]
     return alpha, colour * alpha[..., None]

@@ -12,8 +12,10 @@ from .matte import antialiased_layer, hair_layer, motion_blur, over
 from .metainfo import seg_ids
 from .primitives import PrimitiveSet
 from .raster import rasterise
+from .rich_background import render_rich_background
+from .rich_lighting import illumination_field
 from .scene import Scene
-from .shading import composite, shading
+from .shading import composite, light_shading
 
 # Part labels of the face, which loose hair never covers.
 FACE_LABELS = ('Face_Neck', 'Upper_Lip', 'Lower_Lip', 'Eyeglass')
@@ -94,16 +96,22 @@ def _draw(scene: Scene, models: list, background: Optional[np.ndarray] = None) -
     instance = np.where(fg, persons[pid] + 1, 0).astype(np.uint8)
     albedo = np.where(fg[..., None], colors[pid], 0).astype(np.uint8)
     light = scene.light
+    rich = scene.variety == 'rich'
     if background is None:
-        background = render_background(scene.background_seed, cam.size, scene.background_flip)
+        room = render_rich_background if rich else render_background
+        background = room(scene.background_seed, cam.size, scene.background_flip)
     elif background.shape != tuple(cam.size) + (3, ) or background.dtype != np.uint8:
         raise ValueError(f'a background must be {tuple(cam.size)} BGR uint8, got {background.shape} {background.dtype}')
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
-    shade = shading(ras.normal, light.direction, light.ambient, light.intensity)
-    alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade[..., None], colors, light)
+    shade = light_shading(ras.normal, light)
+    alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade, colors, light)
     shells = _hair_shells(prims, scene, seg, instance)
     alpha, premult = over(*hair_layer(shells, K, cam.size, ras.depth, light), alpha, premult)
     alpha, premult = motion_blur(alpha, premult, *scene.motion_blur)
+    if rich:  # light whose colour and strength vary over the image falls on the people and the room alike
+        field = illumination_field(scene.background_seed, cam.size, scene.background_flip)
+        premult = premult * field
+        background = np.clip(np.round(background * field), 0, 255).astype(np.uint8)
     image = composite(premult, alpha, background, noise)
     return dict(ras=ras, fg=fg, seg=seg, instance=instance, albedo=albedo, alpha=alpha, premult=premult,
                 background=background, image=image)

@@ -1,6 +1,6 @@
 """Scene parameters (camera, light, background, people), their random sampling and their mirror image."""
 from dataclasses import dataclass, replace
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -8,7 +8,12 @@ from .appearance import sample_appearance, sample_hair_fuzz
 from .body import PersonParams, mirror_person
 from .geometry import rx, ry, rz
 from .mannequin import sample_pose, sample_shape
+from .rich_lighting import FillLight, sample_rich_light
 
+# 'plain': one colour per wall and floor, one white light (the original renderer); 'rich': textured, many-coloured
+# rooms with distractor objects and coloured light varying over the image, so that no colour statistic tells scenes
+# apart (docs/synthhumans.md, "Scene variety").
+SCENE_VARIETIES = ('plain', 'rich')
 _B = np.diag([-1.0, -1.0, 1.0])  # world (y up, camera looking along +z) -> OpenCV camera axes
 
 
@@ -42,10 +47,13 @@ class Camera:
 
 @dataclass(frozen=True)
 class Light:
-    """Directional light: unit direction towards the light in the camera frame, ambient and overall intensity."""
+    """Directional light: unit direction towards the light in the camera frame, ambient and overall intensity;
+    rich scenes add a BGR ``colour`` gain and a coloured ``fill`` light (:mod:`.rich_lighting`)."""
     direction: Tuple[float, float, float]
     ambient: float
     intensity: float
+    colour: Optional[Tuple[float, float, float]] = None
+    fill: Optional[FillLight] = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,7 @@ class Scene:
     background_seed: int
     background_flip: bool = False
     motion_blur: Tuple[float, float] = (0.0, 0.0)  # (length in pixels, angle in [0, pi) from the image x axis)
+    variety: str = 'plain'  # 'plain' or 'rich' (see SCENE_VARIETIES)
 
 
 def mirror_scene(scene: Scene) -> Scene:
@@ -63,7 +72,11 @@ def mirror_scene(scene: Scene) -> Scene:
     cam = replace(scene.camera, yaw=-scene.camera.yaw, roll=-scene.camera.roll)
     lx, ly, lz = scene.light.direction
     length, angle = scene.motion_blur
-    return replace(scene, camera=cam, light=replace(scene.light, direction=(-lx, ly, lz)),
+    light = replace(scene.light, direction=(-lx, ly, lz))
+    if light.fill is not None:
+        fx, fy, fz = light.fill.direction
+        light = replace(light, fill=replace(light.fill, direction=(-fx, fy, fz)))
+    return replace(scene, camera=cam, light=light,
                    persons=tuple(mirror_person(p) for p in scene.persons),
                    background_flip=not scene.background_flip, motion_blur=(length, (np.pi - angle) % np.pi))
 
@@ -87,12 +100,15 @@ def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
     return cols - cols.mean() + 0.5 + rng.uniform(-0.08, 0.08)
 
 
-def sample_scene(rng: np.random.Generator, size: Tuple[int, int]) -> Scene:
+def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str = 'plain') -> Scene:
     """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H.
 
     Loose hair (for people with hair) and a motion blur of the people (15 % of the scenes, 1-3 % of H long) are drawn
-    last, so they leave every other draw unchanged.
+    last, so they leave every other draw unchanged; so are the light colours of a ``variety='rich'`` scene, whose
+    people, camera and scene properties are those of the plain scene from the same ``rng`` (see SCENE_VARIETIES).
     """
+    if variety not in SCENE_VARIETIES:
+        raise ValueError(f'scene variety must be one of {SCENE_VARIETIES}, got {variety!r}')
     height, width = size
     focal = (height / 2.0) / np.tan(np.deg2rad(rng.uniform(35.0, 55.0)) / 2.0)
     n = int(rng.choice(3, p=(0.45, 0.35, 0.2))) + 1
@@ -117,4 +133,7 @@ def sample_scene(rng: np.random.Generator, size: Tuple[int, int]) -> Scene:
     persons = [replace(p, hair_fuzz=sample_hair_fuzz(rng) if p.look.hair_style != 'bald' else None) for p in persons]
     blur = (float(rng.uniform(0.01, 0.03) * height), float(rng.uniform(0.0, np.pi))) if rng.random() < 0.15 \
         else (0.0, 0.0)
-    return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=background_seed, motion_blur=blur)
+    if variety == 'rich':
+        light = sample_rich_light(rng, light)
+    return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=background_seed, motion_blur=blur,
+                 variety=variety)
