@@ -36,11 +36,11 @@ class Sapiens2Inferencer:
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
-        dtype: ``'auto'`` (default): the fastest precision the device computes natively
-            (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and GPUs, int8 for an int8 bundle, else
-            fp32), said in one warning line (``DtypeNotice``) and recorded in the pose and people JSON; ``'fp32'``
-            for the official numerics, ``'bf16'``/``'fp16'`` (autocast) or ``'int8'`` (onnxruntime) where the device
-            and backend run it (``sapiens2.utils.devices``).
+        dtype: ``'fp32'`` (default, the official numerics), ``'bf16'``/``'fp16'`` (autocast) or ``'int8'``
+            (onnxruntime) where the device and backend run it (``sapiens2.utils.devices``); ``'auto'``: the fastest
+            precision the device computes natively (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and
+            GPUs, int8 for an int8 bundle, else fp32), said in one warning line (``DtypeNotice``) and recorded in the
+            pose and people JSON.
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
@@ -59,7 +59,7 @@ class Sapiens2Inferencer:
                  model: Union[str, Sequence[str]],
                  weights: Union[None, str, Sequence[Optional[str]]] = None,
                  device: Optional[str] = None,
-                 dtype: str = AUTO,
+                 dtype: str = 'fp32',
                  batch_size: int = 4,
                  task_options: Optional[Dict[str, dict]] = None,
                  trust_checkpoint: bool = False,

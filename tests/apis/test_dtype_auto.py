@@ -42,26 +42,3 @@ def test_an_explicit_dtype_says_nothing_and_is_recorded(tmp_path):
     inferencer(image, out_dir=str(tmp_path), save_vis=False, show_progress=False)
     assert json.loads((tmp_path / 'pose' / 'array_000000.json').read_text())['dtype'] == 'fp32'
 
-
-def test_auto_is_the_default_of_inference_but_not_of_evaluation(tmp_path, monkeypatch, capsys):
-    """``sapiens2-infer`` without --dtype, ``Sapiens2Inferencer`` and the web demo run ``auto``; ``build_task`` (the
-    evaluation hook's path, tools/test.py) stays fp32."""
-    import inspect
-
-    from sapiens2.apis import Sapiens2Inferencer, build_task
-    from sapiens2.apis.cli import parse_args
-    from sapiens2.apis.web_demo import WebDemo, serve
-    assert parse_args(['x.png', '--model', POSE, '--out', str(tmp_path)]).dtype == devices.AUTO
-    for function in (Sapiens2Inferencer.__init__, WebDemo.__init__, serve):
-        assert inspect.signature(function).parameters['dtype'].default == devices.AUTO
-    assert inspect.signature(build_task).parameters['dtype'].default == 'fp32'
-    monkeypatch.setattr(devices, 'cpu_bf16_feature', lambda: 'amx')
-    cv2.imwrite(str(tmp_path / 'a.png'), np.zeros((80, 60, 3), np.uint8))
-    with warnings.catch_warnings():
-        warnings.simplefilter('always', devices.DtypeNotice)
-        assert main([str(tmp_path / 'a.png'), '--model', POSE, '--device', 'cpu', '--out', str(tmp_path / 'out'),
-                     '--quiet', '--no-vis']) == 0
-    err = capsys.readouterr().err.splitlines()
-    assert [line for line in err if 'dtype auto' in line] == [
-        'sapiens2-infer: notice: dtype auto -> bf16 (the CPU computes bf16 natively: amx)']
-    assert json.loads((tmp_path / 'out' / 'pose' / 'a.json').read_text())['dtype'] == 'bf16'

@@ -503,7 +503,7 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     cfg = Config.fromfile(osp.join(REPO, task.config))
     stem = config_name(task)
     work_dir = osp.join(args.out, 'train', stem)
-    options = task.data_options(data_root) if args.data_root != DEFAULT_DATA_ROOT else {}
+    options = task.data_options(shown(data_root)) if args.data_root != DEFAULT_DATA_ROOT else {}
     shipped_start = osp.join(SHIPPED_DIR, f'{stem}.safetensors')
     if args.init == 'shipped':
         with open(osp.join(SHIPPED_DIR, f'{stem}.json')) as f:

@@ -3,7 +3,7 @@
 import re
 from typing import Callable
 
-from .schemes import SCHEMES
+from .schemes import _SCHEMES
 from .torch_files import MapLocation
 
 
@@ -16,9 +16,9 @@ def register_checkpoint_scheme(prefix: str, resolve: Callable[[str], str], force
     ``CheckpointLoader`` (``load_from``, ``init_cfg``, mmpose/mmseg ``init_model``); its local scheme resolves names
     through :func:`resolve_checkpoint_path` (:mod:`sapiens2.adaptations`).
     """
-    if prefix in SCHEMES and not force:
+    if prefix in _SCHEMES and not force:
         raise KeyError(f'Checkpoint scheme {prefix!r} is already registered; pass force=True to replace it.')
-    SCHEMES[prefix] = resolve
+    _SCHEMES[prefix] = resolve
     if not prefix:
         return
     from mmengine.runner.checkpoint import CheckpointLoader

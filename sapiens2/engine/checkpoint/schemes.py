@@ -7,7 +7,7 @@ from typing import Callable, Dict, Optional
 from mmengine.logging import print_log
 
 #: prefix -> resolver, filled by :func:`~.scheme_registration.register_checkpoint_scheme`.
-SCHEMES: Dict[str, Callable[[str], str]] = {}
+_SCHEMES: Dict[str, Callable[[str], str]] = {}
 
 
 def resolve_checkpoint_path(name: str) -> str:
@@ -17,9 +17,9 @@ def resolve_checkpoint_path(name: str) -> str:
     path = osp.expanduser(name)
     if osp.isfile(path):
         return path
-    for prefix in sorted(SCHEMES, key=len, reverse=True):
+    for prefix in sorted(_SCHEMES, key=len, reverse=True):
         if name.startswith(prefix):
-            resolved = SCHEMES[prefix](name)
+            resolved = _SCHEMES[prefix](name)
             if not isinstance(resolved, (str, os.PathLike)):
                 raise TypeError(f'The resolver of checkpoint scheme {prefix!r} returned {type(resolved).__name__} '
                                 f'for {name}; it must return a local file path.')

@@ -94,6 +94,6 @@ def _in_autocast_dtype(x: torch.Tensor) -> torch.Tensor:
     """``x`` cast once to the autocast dtype when autocast is on: the q, k and v projections would each cast it
     (bitwise the same values), three fp32 -> bf16 passes over the block's input instead of one."""
     device = x.device.type
-    if x.dtype == torch.float32 and torch.is_autocast_enabled(device):
+    if x.dtype == torch.float32 and device in ('cpu', 'cuda') and torch.is_autocast_enabled(device):  # not meta
         return x.to(torch.get_autocast_dtype(device))
     return x

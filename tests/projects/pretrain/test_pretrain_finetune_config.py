@@ -9,7 +9,7 @@ from sapiens2.engine.checkpoint import CheckpointMismatchError
 from sapiens2.registry import MODELS
 from sapiens2_pretrain import export_backbone
 
-FINETUNE = 'projects/pretrain/configs/sapiens2_tiny_pose_synthhumans-128x96_pretrained.py'
+FINETUNE = 'projects/pretrain/configs/finetune/sapiens2_tiny_pose_synthhumans-128x96_pretrained.py'
 PRETRAIN = 'projects/pretrain/configs/sapiens2_tiny_pretrain_synthhumans-128x96.py'
 
 
