@@ -504,9 +504,9 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     stem = config_name(task)
     work_dir = osp.join(args.out, 'train', stem)
     options = task.data_options(shown(data_root)) if args.data_root != DEFAULT_DATA_ROOT else {}
-    shipped_start = osp.join(SHIPPED_DIR, f'{stem}.safetensors')
+    shipped_start = osp.join(args.start_dir, f'{stem}.safetensors')
     if args.init == 'shipped':
-        with open(osp.join(SHIPPED_DIR, f'{stem}.json')) as f:
+        with open(osp.join(args.start_dir, f'{stem}.json')) as f:
             start_card = json.load(f)
         options.update(continue_options(name, shown(shipped_start)))
     train_cmd = ['tools/train.py', task.config, '--work-dir', shown(work_dir), *option_args(options)]
@@ -604,6 +604,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--init', choices=('scratch', 'shipped'), default='scratch',
                         help='train from scratch on the config\'s schedule, or continue from the shipped checkpoint '
                         f'for a shorter one ({CONTINUE_ITERS} iterations)')
+    parser.add_argument('--start-dir', default=SHIPPED_DIR,
+                        help='--init shipped: the folder of the checkpoints and cards to continue from (default: the '
+                        'shipped ones; e.g. the --out of an earlier run)')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
     parser.add_argument('--shipped', action='store_true',
                         help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
