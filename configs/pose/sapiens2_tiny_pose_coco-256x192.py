@@ -11,9 +11,11 @@ data_root = 'data/synthhumans_coco17/'
 num_keypoints = 17
 
 model = dict(head=dict(out_channels=num_keypoints))
+# The 308-keypoint recipe without its face weights (PartKeypointWeights names the 308 layout's parts).
+train_pipeline = [step for step in _base_.train_pipeline if step['type'] != 'PartKeypointWeights']
 train_dataloader = dict(
     dataset=dict(type=dataset_type, data_root=data_root, ann_file='annotations/train.json',
-                 data_prefix=dict(img='images/')))
+                 data_prefix=dict(img='images/'), pipeline=train_pipeline))
 val_dataloader = dict(
     dataset=dict(type=dataset_type, data_root=data_root, ann_file='annotations/val.json',
                  data_prefix=dict(img='images/')))

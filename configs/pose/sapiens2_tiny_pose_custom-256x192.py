@@ -7,7 +7,9 @@ _base_ = ['./sapiens2_tiny_pose_synthhumans-256x192.py', '../_base_/datasets/cus
 data_root = None  # custom_data_root is the data folder (a data_root set in your file would not reach the dataloaders)
 dataset_type = 'CocoDataset'
 model = dict(head=dict(out_channels=None))  # the number of keypoints of custom_metainfo
-train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_train, pipeline=_base_.train_pipeline))
+# The 308-keypoint recipe without its face weights (PartKeypointWeights names the 308 layout's parts).
+train_pipeline = [step for step in _base_.train_pipeline if step['type'] != 'PartKeypointWeights']
+train_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_train, pipeline=train_pipeline))
 val_dataloader = dict(dataset=dict(_delete_=True, **_base_.custom_keypoints_val, pipeline=_base_.val_pipeline))
 test_dataloader = val_dataloader
 val_evaluator = [_base_.custom_keypoints_evaluator, dict(type='PCKAccuracy', thr=0.05, norm_item='bbox')]

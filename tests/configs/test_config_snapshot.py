@@ -41,9 +41,9 @@ def config_files() -> list:
 
 def _portable(path: str) -> str:
     """An absolute path (a metainfo file a custom layout names) as the same on every machine."""
-    if path.startswith(str(REPO) + os.sep):
-        return '<repo>' + path[len(str(REPO)):]
-    return '<site-packages>' + path.split('site-packages', 1)[1] if 'site-packages' + os.sep in path else path
+    if 'site-packages' + os.sep in path:  # first: a checkout's own .venv lies inside the repository
+        return '<site-packages>' + path.split('site-packages', 1)[1]
+    return '<repo>' + path[len(str(REPO)):] if path.startswith(str(REPO) + os.sep) else path
 
 
 def _plain(value, scope):
