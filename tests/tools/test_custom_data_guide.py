@@ -136,7 +136,9 @@ def check_pose_outputs(folder: Path, info: dict) -> None:
     for path in pictures:
         picture = cv2.imread(str(path))
         height, width = picture.shape[:2]
-        points = [(index, int(x), int(y)) for index, (x, y) in enumerate(frames[path.stem]['instances'][0]['keypoints'])
-                  if 0 <= x < width and 0 <= y < height]
+        person, threshold = frames[path.stem]['instances'][0], frames[path.stem]['kpt_thr_used']
+        points = [(index, round(x), round(y)) for index, ((x, y), score) in  # where the drawer puts them
+                  enumerate(zip(person['keypoints'], person['keypoint_scores']))
+                  if 0 <= round(x) < width and 0 <= round(y) < height and score >= threshold]
         index, x, y = points[-1]
         assert picture[y, x].tolist() == info['keypoint_info'][index]['color'][::-1]
