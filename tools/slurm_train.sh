@@ -3,10 +3,9 @@
 # Env: GPUS (total, default 8), GPUS_PER_NODE (8), CPUS_PER_TASK (5), SRUN_ARGS (extra srun options), PYTHON.
 # One task per GPU; tools/train.py --launcher slurm reads the rank and master address from SLURM's variables.
 set -euo pipefail
-if [ $# -lt 3 ]; then
-  echo "usage: $0 PARTITION JOB_NAME CONFIG [train.py options...]" >&2
-  exit 2
-fi
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/tools/launch_common.sh"
+require_args 3 "PARTITION JOB_NAME CONFIG [train.py options...]" "$@"
 PARTITION=$1
 JOB_NAME=$2
 CONFIG=$3
@@ -14,13 +13,6 @@ GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-5}
 SRUN_ARGS=${SRUN_ARGS:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-# $PYTHON if set, else the repository's .venv (created by `make install`) when it exists, else python on the PATH
-if [ -z "${PYTHON:-}" ]; then
-  if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=python; fi
-fi
-
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 # shellcheck disable=SC2086
 exec srun -p "$PARTITION" --job-name="$JOB_NAME" --gres=gpu:"$GPUS_PER_NODE" --ntasks="$GPUS" \
   --ntasks-per-node="$GPUS_PER_NODE" --cpus-per-task="$CPUS_PER_TASK" --kill-on-bad-exit=1 $SRUN_ARGS \

@@ -68,7 +68,8 @@ def test_launchers_pick_python_from_env_then_venv_then_path(script, tmp_path):
     """$PYTHON wins; else the checkout's own .venv/bin/python (beside tools/); else python on the PATH."""
     checkout = tmp_path / 'checkout'
     (checkout / 'tools').mkdir(parents=True)
-    (checkout / 'tools' / script).write_text((REPO / 'tools' / script).read_text())
+    for name in (script, 'launch_common.sh'):  # the script and the helper it sources
+        (checkout / 'tools' / name).write_text((REPO / 'tools' / name).read_text())
     bin_dir = tmp_path / 'bin'
     _marker(bin_dir / 'python', 'path-python')
     env_python = _marker(bin_dir / 'chosen', 'env-python')
