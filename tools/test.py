@@ -20,7 +20,7 @@ from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.cli_types import ConfigOptionsAction
+from sapiens2.utils.cli_types import add_runner_arguments
 
 
 def parse_args() -> argparse.Namespace:
@@ -39,9 +39,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--wait-time', type=float, default=None, help='seconds each shown picture stays')
     parser.add_argument('--interval', type=int, default=None, help='pose: draw every N-th sample (default 1)')
     parser.add_argument('--tta', action='store_true', help='seg: test-time augmentation (tta_model, tta_pipeline)')
-    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
-    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_runner_arguments(parser)
     add_debug_argument(parser)
     return parser.parse_args()
 

@@ -8,7 +8,7 @@ import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch unti
 from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.cli_types import ConfigOptionsAction
+from sapiens2.utils.cli_types import add_runner_arguments
 
 
 def parse_args() -> argparse.Namespace:
@@ -19,9 +19,7 @@ def parse_args() -> argparse.Namespace:
                         help='resume from CKPT, or from the latest checkpoint in the work dir when no path is given')
     parser.add_argument('--amp', action='store_true', help='automatic mixed precision')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
-    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
-    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)
+    add_runner_arguments(parser)
     add_debug_argument(parser)
     return parser.parse_args()
 

@@ -1,4 +1,5 @@
-"""Value types of command-line arguments: a bad value is an ``argparse`` error naming the argument and the range."""
+"""Value types of command-line arguments (a bad value is an ``argparse`` error naming the argument and the range), and
+the options that tools/train.py and tools/test.py share."""
 import argparse
 import math
 
@@ -47,3 +48,10 @@ class ConfigOptionsAction(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         from mmengine.config import DictAction
         DictAction(self.option_strings, self.dest)(parser, namespace, values, option_string)
+
+
+def add_runner_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the tools that build a Runner: ``--cfg-options``, ``--launcher``, ``--local_rank``."""
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
+    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
+    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)

@@ -2,15 +2,16 @@
 from typing import Optional, Sequence
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 from mmseg.registry import MODELS
+
+from .seg_loss import SegLoss
 
 AVERAGES = ('weighted', 'all_pixels')
 
 
 @MODELS.register_module()
-class Sapiens2SegCrossEntropyLoss(nn.Module):
+class Sapiens2SegCrossEntropyLoss(SegLoss):
     """Cross-entropy with per-class weights and an ignore index; the per-pixel loss is ``w[y] * CE``.
 
     Two reductions, chosen by ``average``:
@@ -34,15 +35,11 @@ class Sapiens2SegCrossEntropyLoss(nn.Module):
                  average: str = 'weighted',
                  loss_weight: float = 1.0,
                  loss_name: str = 'loss_ce') -> None:
-        super().__init__()
+        super().__init__(loss_weight, loss_name)
         if average not in AVERAGES:
             raise ValueError(f'average must be one of {AVERAGES}, got {average!r}')
-        if not loss_name.startswith('loss_'):
-            raise ValueError(f"loss_name must start with 'loss_' so the runner back-propagates it, got {loss_name!r}")
         self.class_weight = None if class_weight is None else [float(w) for w in class_weight]
         self.average = average
-        self.loss_weight = loss_weight
-        self._loss_name = loss_name
 
     def forward(self,
                 pred: torch.Tensor,
@@ -72,8 +69,3 @@ class Sapiens2SegCrossEntropyLoss(nn.Module):
             raise ValueError(f'class_weight has {len(self.class_weight)} entries but the logits have '
                              f'{pred.shape[1]} classes; give one weight per class')
         return pred.new_tensor(self.class_weight)
-
-    @property
-    def loss_name(self) -> str:
-        """Key of this loss in the log dict."""
-        return self._loss_name

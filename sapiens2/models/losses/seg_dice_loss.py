@@ -2,13 +2,14 @@
 from typing import Optional
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 from mmseg.registry import MODELS
 
+from .seg_loss import SegLoss
+
 
 @MODELS.register_module()
-class Sapiens2DiceLoss(nn.Module):
+class Sapiens2DiceLoss(SegLoss):
     """Soft Dice loss of the official Sapiens2 segmentation models.
 
     Softmax probabilities ``p`` and the one-hot target ``g`` are zeroed at ignored pixels. Per sample ``b`` and
@@ -30,13 +31,9 @@ class Sapiens2DiceLoss(nn.Module):
                  exclude_background: bool = True,
                  loss_weight: float = 1.0,
                  loss_name: str = 'loss_dice') -> None:
-        super().__init__()
-        if not loss_name.startswith('loss_'):
-            raise ValueError(f"loss_name must start with 'loss_' so the runner back-propagates it, got {loss_name!r}")
+        super().__init__(loss_weight, loss_name)
         self.smooth = smooth
         self.exclude_background = exclude_background
-        self.loss_weight = loss_weight
-        self._loss_name = loss_name
 
     def forward(self,
                 pred: torch.Tensor,
@@ -61,8 +58,3 @@ class Sapiens2DiceLoss(nn.Module):
         mean_dice = (dice * present).sum(dim=1) / num_present.clamp_min(1)
         sample_loss = torch.where(num_present > 0, 1 - mean_dice, torch.zeros_like(mean_dice))
         return self.loss_weight * sample_loss.mean()
-
-    @property
-    def loss_name(self) -> str:
-        """Key of this loss in the log dict."""
-        return self._loss_name
