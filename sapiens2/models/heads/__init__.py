@@ -2,9 +2,10 @@
 library is installed (the dense trunk needs torch and MMEngine alone)."""
 from sapiens2.utils.optional import is_installed
 
+from .dense_predictor_head import DensePredictorHead
 from .dense_trunk_head import DenseTrunkHead
 
-__all__ = ['DenseTrunkHead']
+__all__ = ['DensePredictorHead', 'DenseTrunkHead']
 
 if is_installed('mmpose'):
     from .pose_heatmap_head import Sapiens2HeatmapHead  # noqa: F401

@@ -1,24 +1,14 @@
 import pytest
 import torch
 from mmengine.structures import PixelData
-from torch import nn
 
 from sapiens2.models.estimators import DenseEstimator
-from sapiens2.models.heads.dense_trunk_head import DenseTrunkHead
+from sapiens2.models.heads import DensePredictorHead
 from sapiens2.structures import DenseDataSample
 
 
-class _Head(DenseTrunkHead):
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.conv_out = nn.Conv2d(self.trunk_channels, 3, 1)
-
-    def forward(self, x):
-        return self.conv_out(self.forward_trunk(x))
-
-    def loss_by_feat(self, outputs, data_samples):
-        return self.apply_losses(outputs, *self.stack_targets(data_samples))
+class _Head(DensePredictorHead):
+    predictor, num_outputs = 'conv_out', 3
 
 
 def _estimator(**kwargs):
