@@ -4,9 +4,5 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/tools/launch_common.sh"
-require_args 3 "CONFIG CHECKPOINT GPUS [test.py options...]" "$@"
-CONFIG=$1
-CHECKPOINT=$2
-GPUS=$3
-require_gpus "$GPUS"
+take_args test.py CONFIG CHECKPOINT GPUS -- "$@"
 exec_torchrun "$GPUS" "$ROOT/tools/test.py" "$CONFIG" "$CHECKPOINT" --launcher pytorch "${@:4}"

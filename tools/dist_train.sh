@@ -5,8 +5,5 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/tools/launch_common.sh"
-require_args 2 "CONFIG GPUS [train.py options...]" "$@"
-CONFIG=$1
-GPUS=$2
-require_gpus "$GPUS"
+take_args train.py CONFIG GPUS -- "$@"
 exec_torchrun "$GPUS" "$ROOT/tools/train.py" "$CONFIG" --launcher pytorch "${@:3}"

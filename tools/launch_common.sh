@@ -1,30 +1,35 @@
-# Sourced by tools/dist_train.sh, dist_test.sh and slurm_train.sh once ROOT is the checkout: the argument checks, and
+# Sourced by tools/dist_train.sh, dist_test.sh and slurm_train.sh once ROOT is the checkout: the arguments, and
 # PYTHON ($PYTHON if set, else the checkout's .venv, created by `make install`, when it exists, else python on the
 # PATH) with the checkout first on PYTHONPATH.
 
-# require_args COUNT USAGE ARGS...: print the usage and exit 2 when fewer than COUNT ARGS are given.
-require_args() {
-  local count=$1 usage=$2
-  shift 2
-  if [ $# -lt "$count" ]; then
-    echo "usage: $0 $usage" >&2
+# take_args TOOL NAME... -- ARG...: set each NAME to the next ARG; print the usage and exit 2 when ARGs run short.
+take_args() {
+  local tool=$1 names=() name
+  shift
+  while [ "$1" != -- ]; do
+    names+=("$1")
+    shift
+  done
+  shift
+  if [ $# -lt ${#names[@]} ]; then
+    echo "usage: $0 ${names[*]} [$tool options...]" >&2
     exit 2
   fi
+  for name in "${names[@]}"; do
+    printf -v "$name" '%s' "$1"
+    shift
+  done
 }
 
-# require_gpus GPUS: exit 2 unless GPUS, the processes per node, is an integer >= 1.
-require_gpus() {
-  case "$1" in
-    ''|*[!0-9]*|0*) echo "$(basename "$0"): error: GPUS is '$1': give the number of processes per node, an integer >= 1 (e.g. 2)" >&2
-      exit 2 ;;
-  esac
-}
-
-# exec_torchrun GPUS SCRIPT ARGS...: run SCRIPT with ARGS on GPUS processes of this node under torchrun. Multi-node:
-# the same NNODES, MASTER_ADDR, PORT on every node and a distinct NODE_RANK.
+# exec_torchrun GPUS SCRIPT ARG...: run SCRIPT with ARGs on GPUS processes of this node under torchrun (exit 2 unless
+# GPUS is an integer >= 1). Multi-node: the same NNODES, MASTER_ADDR, PORT on every node and a distinct NODE_RANK.
 exec_torchrun() {
   local gpus=$1
   shift
+  case "$gpus" in
+    ''|*[!0-9]*|0*) echo "$(basename "$0"): error: GPUS is '$gpus': give the number of processes per node, an integer >= 1 (e.g. 2)" >&2
+      exit 2 ;;
+  esac
   export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} MKL_NUM_THREADS=${MKL_NUM_THREADS:-1}
   exec "$PYTHON" -m torch.distributed.run --nnodes="${NNODES:-1}" --node_rank="${NODE_RANK:-0}" \
     --master_addr="${MASTER_ADDR:-127.0.0.1}" --nproc_per_node="$gpus" --master_port="${PORT:-29500}" "$@"

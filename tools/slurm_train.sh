@@ -5,10 +5,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/tools/launch_common.sh"
-require_args 3 "PARTITION JOB_NAME CONFIG [train.py options...]" "$@"
-PARTITION=$1
-JOB_NAME=$2
-CONFIG=$3
+take_args train.py PARTITION JOB_NAME CONFIG -- "$@"
 GPUS=${GPUS:-8}
 GPUS_PER_NODE=${GPUS_PER_NODE:-8}
 CPUS_PER_TASK=${CPUS_PER_TASK:-5}

@@ -15,24 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.scripts import RUN_TOOLS
+
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ('torch', 'mmengine', 'mmpose', 'mmseg')  # cv2 may check the inputs
 ALIAS, CHECKPOINT = 'seg-0.4b', 'sapiens2_0.4b_seg.safetensors'
 GUARD_S = 30  # far above the 2 s the Hub is given, far below huggingface_hub's retries
 
-RUN = '''
-import contextlib, io, json, runpy, sys
-tool, argv, heavy = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
-sys.argv = [tool] + argv
-output = io.StringIO()
-with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-    try:
-        runpy.run_path(tool, run_name='__main__')
-        code = 0
-    except SystemExit as exit:
-        code = exit.code or 0
-print(json.dumps(dict(code=code, output=output.getvalue(), heavy=[m for m in heavy if m in sys.modules])))
-'''
 
 
 def run_tool(tmp_path: Path, tool: str, argv: list, **env: str) -> dict:
@@ -40,18 +29,10 @@ def run_tool(tmp_path: Path, tool: str, argv: list, **env: str) -> dict:
                k.lower()}
     environ.update(PYTHONPATH=str(REPO), OMP_NUM_THREADS='1', HF_HOME=str(tmp_path / 'hf'),
                    SAPIENS2_CHECKPOINT_ROOT=str(tmp_path / 'checkpoints'), **env)
-    proc = subprocess.run([sys.executable, '-c', RUN, tool, json.dumps(argv), *HEAVY], cwd=REPO, env=environ,
-                          capture_output=True, text=True, timeout=GUARD_S)
+    proc = subprocess.run([sys.executable, '-c', RUN_TOOLS, json.dumps({tool: (tool, argv)}), *HEAVY], cwd=REPO,
+                          env=environ, capture_output=True, text=True, timeout=GUARD_S)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-@pytest.fixture
-def refused_endpoint() -> str:
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
-    return f'http://127.0.0.1:{port}'
+    return json.loads(proc.stdout.strip().splitlines()[-1])[tool]
 
 
 @pytest.fixture

@@ -27,14 +27,6 @@ def online(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-@pytest.fixture
-def refused_endpoint() -> str:
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        port = sock.getsockname()[1]
-    return f'http://127.0.0.1:{port}'
-
-
 def test_refused_hub_fails_at_once_with_the_clear_message(tmp_path, online, refused_endpoint):
     start = time.perf_counter()
     with pytest.raises(HubCheckpointNotFoundError) as err:

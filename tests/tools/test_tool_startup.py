@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.scripts import RUN_TOOLS
+
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ('torch', 'mmengine', 'mmcv', 'mmpose', 'mmseg', 'mmdet', 'cv2', 'transformers', 'huggingface_hub')
 
@@ -31,22 +33,6 @@ CASES = {
     'export, no --out': ('tools/deploy/export.py', ['seg-tiny'], 2, 'the following arguments are required: --out'),
 }
 
-RUN_CASES = '''
-import contextlib, io, json, runpy, sys
-cases, heavy, report = json.loads(sys.argv[1]), sys.argv[2:], {}
-for name, (tool, argv) in cases.items():
-    sys.argv = [tool] + argv
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-        try:
-            runpy.run_path(tool, run_name='__main__')
-            code = 0
-        except SystemExit as exit:
-            code = exit.code or 0
-    report[name] = dict(code=code, output=output.getvalue(),
-                        heavy=[module for module in heavy if module in sys.modules])
-print(json.dumps(report))
-'''
 
 
 @pytest.fixture(scope='module')
@@ -54,7 +40,7 @@ def report() -> dict:
     env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS='1')
     env.pop('SAPIENS2_DEBUG', None)
     cases = json.dumps({name: (tool, argv) for name, (tool, argv, _, _) in CASES.items()})
-    proc = subprocess.run([sys.executable, '-c', RUN_CASES, cases, *HEAVY], cwd=REPO, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, '-c', RUN_TOOLS, cases, *HEAVY], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
