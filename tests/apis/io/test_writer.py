@@ -27,13 +27,17 @@ class MeanTask(BaseInferenceTask):
         return [path]
 
 
-def run(sources, out_dir, write_ahead=0):
-    writer = ResultWriter(str(out_dir), [MeanTask()], write_ahead=write_ahead)
+def write_all(writer, sources, task):
+    """Give ``writer`` every frame of ``sources`` with the result ``task``: the frame's mean colour; close it."""
     for source in sources:
         for index, image in source.frames():
-            writer.add(source, index, image, {'mean': dict(mean=image.reshape(-1, 3).mean(0))})
+            writer.add(source, index, image, {task: dict(mean=image.reshape(-1, 3).mean(0))})
         writer.end_source(source)
     return writer.close()
+
+
+def run(sources, out_dir, write_ahead=0):
+    return write_all(ResultWriter(str(out_dir), [MeanTask()], write_ahead=write_ahead), sources, 'mean')
 
 
 def test_same_stems_from_two_folders_and_two_formats_keep_distinct_outputs(tmp_path):
@@ -129,11 +133,7 @@ class RecordTask(BaseInferenceTask):
 def run_records(sources, out_dir):
     writer = ResultWriter(str(out_dir), [RecordTask()], save_vis=False)
     writer.check_outputs(sources)
-    for source in sources:
-        for index, image in source.frames():
-            writer.add(source, index, image, {'record': dict(mean=image.reshape(-1, 3).mean(0))})
-        writer.end_source(source)
-    return writer.close()
+    return write_all(writer, sources, 'record')
 
 
 def test_a_second_run_with_another_photo_keeps_the_first_photos_record(tmp_path):
