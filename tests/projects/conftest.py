@@ -5,7 +5,8 @@ import json
 import os.path as osp
 import subprocess
 import sys
-from typing import Callable, Dict, List
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
 
 import pytest
 
@@ -73,11 +74,19 @@ def evaluate_predictions(metric_cfg: dict, samples: List, predict: Callable) -> 
     return metric.compute_metrics(metric.results)
 
 
+def train_and_untrained(config: str, root: str, work_dir: Path, metric_key: str,
+                        timeout: int = 800) -> Tuple[Dict[str, float], Dict[str, float], List]:
+    """The trained and the untrained config's validation metrics (work dirs ``train`` and ``untrained`` under
+    ``work_dir``), and its validation samples: what each project's training test compares."""
+    trained = train_tiny(config, root, str(work_dir / 'train'), metric_key, timeout=timeout)
+    untrained = evaluate_untrained(config, root, str(work_dir / 'untrained'))
+    return trained, untrained, val_samples(config, root)
+
+
 @pytest.fixture(scope='session')
 def dense_training() -> dict:
     """The helpers above, for the project training tests."""
-    return dict(train=train_tiny, untrained=evaluate_untrained, val_samples=val_samples,
-                evaluate=evaluate_predictions)
+    return dict(runs=train_and_untrained, evaluate=evaluate_predictions)
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ CONFIG = 'projects/albedo/configs/sapiens2_nano_albedo_synthhumans-128x96.py'
 @pytest.mark.slow
 def test_tiny_albedo_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
     import sapiens2_albedo  # noqa: F401
-    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'albedo/mae')
-    untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
-    samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))
+    trained, untrained, samples = dense_training['runs'](CONFIG, synthhumans_root, tmp_path, 'albedo/mae')
     mean_colour = torch.cat([s.gt_dense.data[:, s.gt_dense.mask[0]] for s in samples], dim=1).mean(1)
     constant = dense_training['evaluate'](dict(type='AlbedoMetric'), samples,
                                           lambda s: mean_colour.view(3, 1, 1).expand_as(s.gt_dense.data))

@@ -15,10 +15,8 @@ def with_alpha(sample, alpha):
 @pytest.mark.slow
 @pytest.mark.timeout(2400)  # 500 iterations: about 7 minutes on a shared 2-core machine
 def test_tiny_matting_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
-    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'matting/sad_unknown',
-                                      timeout=1800)
-    untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
-    samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))
+    trained, untrained, samples = dense_training['runs'](CONFIG, synthhumans_root, tmp_path, 'matting/sad_unknown',
+                                                         timeout=1800)
     unknown = [split_target(s.gt_dense.data) for s in samples]
     mean_alpha = torch.cat([t.alpha[unknown_region(t.trimap)] for t in unknown]).mean().item()
     metric = dict(type='MattingMetric')

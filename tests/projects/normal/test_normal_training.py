@@ -8,9 +8,7 @@ CONFIG = 'projects/normal/configs/sapiens2_nano_normal_synthhumans-128x96.py'
 @pytest.mark.slow
 def test_tiny_normal_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
     import sapiens2_normal  # noqa: F401
-    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'normal/mean_angle')
-    untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
-    samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))
+    trained, untrained, samples = dense_training['runs'](CONFIG, synthhumans_root, tmp_path, 'normal/mean_angle')
     mean_direction = F.normalize(
         sum(s.gt_dense.data[:, s.gt_dense.mask[0]].sum(1) for s in samples), dim=0)
     constant = dense_training['evaluate'](

@@ -14,9 +14,7 @@ def _plane(sample, depth: float) -> torch.Tensor:
 @pytest.mark.slow
 def test_tiny_pointmap_training_beats_baselines(dense_training, synthhumans_root, tmp_path):
     import sapiens2_pointmap  # noqa: F401
-    trained = dense_training['train'](CONFIG, synthhumans_root, str(tmp_path / 'train'), 'pointmap/l2_mean')
-    untrained = dense_training['untrained'](CONFIG, synthhumans_root, str(tmp_path / 'untrained'))
-    samples = list(dense_training['val_samples'](CONFIG, synthhumans_root))
+    trained, untrained, samples = dense_training['runs'](CONFIG, synthhumans_root, tmp_path, 'pointmap/l2_mean')
     depths = torch.cat([s.gt_dense.data[2][s.gt_dense.mask[0]] for s in samples])
     constant = dense_training['evaluate'](dict(type='PointmapMetric'), samples,
                                           lambda s: _plane(s, depths.mean().item()))
