@@ -3,10 +3,9 @@ import cv2
 import numpy as np
 import pytest
 import torch
-from mmengine.structures import PixelData
 
-from sapiens2.structures import DenseDataSample
 from sapiens2_albedo import AlbedoChromaticityL1Loss, AlbedoDirDataset, AlbedoHead, AlbedoMetric
+from tests.projects.dense_samples import metric_sample as _sample
 
 
 def test_head_uses_rmsnorm_and_clamps_predictions():
@@ -56,13 +55,6 @@ def test_synthhumans_albedo_loads(synthhumans_root, sapiens2_scope):
     results = dataset[0]
     assert results['gt_albedo'].shape == results['img'].shape and results['gt_mask'].any()
     assert 0.0 <= results['gt_albedo'].min() and results['gt_albedo'].max() <= 1.0
-
-
-def _sample(pred, gt):
-    sample = DenseDataSample()
-    sample.gt_dense = PixelData(data=gt, mask=torch.ones(1, *gt.shape[1:], dtype=torch.bool))
-    sample.pred_dense = PixelData(data=pred)
-    return sample.to_dict()
 
 
 def test_metric_known_offset_and_identity():

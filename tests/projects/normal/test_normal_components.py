@@ -17,6 +17,7 @@ from sapiens2_normal import (
     NormalMetric,
     NormalVisualizationHook,
 )
+from tests.projects.dense_samples import metric_sample as _sample
 
 
 def test_cosine_loss_known_values():
@@ -93,13 +94,6 @@ def test_synthhumans_normals_load_and_pack(synthhumans_root, sapiens2_scope):
     mask = sample.gt_dense.mask[0]
     assert mask.any()
     torch.testing.assert_close(sample.gt_dense.data[:, mask].norm(dim=0), torch.ones(int(mask.sum())))
-
-
-def _sample(pred, gt):
-    sample = DenseDataSample()
-    sample.gt_dense = PixelData(data=gt, mask=torch.ones(1, *gt.shape[1:], dtype=torch.bool))
-    sample.pred_dense = PixelData(data=pred)
-    return sample.to_dict()
 
 
 def test_metric_known_angles():
