@@ -57,12 +57,18 @@ def test_same_stems_from_two_folders_and_two_formats_keep_distinct_outputs(tmp_p
         assert abs(mean[0] - value) <= 1, relative  # each output holds its own input's result
 
 
-def test_video_frames_go_to_their_own_folder(tmp_path):
-    clip = str(tmp_path / 'walk.mp4')
+def two_frame_clip(folder) -> str:
+    """Write ``walk.mp4`` in ``folder``: two 8x16 frames, grey levels 0 and 100."""
+    clip = str(folder / 'walk.mp4')
     writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (16, 8))
     for i in range(2):
         writer.write(np.full((8, 16, 3), 100 * i, np.uint8))
     writer.release()
+    return clip
+
+
+def test_video_frames_go_to_their_own_folder(tmp_path):
+    clip = two_frame_clip(tmp_path)
     run(collect_sources(clip), tmp_path / 'out')
     out = tmp_path / 'out' / 'mean'
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob('*') if p.is_file()) == [
@@ -149,11 +155,7 @@ def test_a_second_run_with_another_photo_keeps_the_first_photos_record(tmp_path)
 
 
 def test_a_video_keeps_its_json_lines_with_the_header_first(tmp_path):
-    clip = str(tmp_path / 'walk.mp4')
-    writer = cv2.VideoWriter(clip, cv2.VideoWriter_fourcc(*'mp4v'), 5, (16, 8))
-    for i in range(2):
-        writer.write(np.full((8, 16, 3), 100 * i, np.uint8))
-    writer.release()
+    clip = two_frame_clip(tmp_path)
     run_records(collect_sources(clip), tmp_path / 'out')
     assert sorted(p.name for p in (tmp_path / 'out' / 'record').iterdir()) == ['walk_predictions.jsonl']
     header, *frames = map(json.loads, (tmp_path / 'out' / 'record' / 'walk_predictions.jsonl').read_text().splitlines())
