@@ -5,10 +5,10 @@ import multiprocessing as mp
 import os
 import os.path as osp
 
-import cv2
 import numpy as np
 
 from sapiens2.datasets.synthhumans import ensure_synthhumans, generate_synthhumans, render_scene, scene_for
+from tests.datasets.opencv_threads import one_opencv_thread
 
 SMALL = dict(num_train=3, num_val=2, size=(64, 48))
 
@@ -35,12 +35,8 @@ def test_different_seeds_differ():
 
 def test_render_is_independent_of_opencv_threads():
     scene = scene_for(2, 'train', 1, (64, 48))
-    threads = cv2.getNumThreads()
-    try:
-        cv2.setNumThreads(1)
+    with one_opencv_thread():
         single = render_scene(scene)
-    finally:
-        cv2.setNumThreads(threads)
     multi = render_scene(scene)
     assert np.array_equal(single.image, multi.image) and np.array_equal(single.depth, multi.depth)
 

@@ -3,6 +3,7 @@ import json
 import multiprocessing as mp
 import os
 import os.path as osp
+from typing import Tuple
 
 import pytest
 
@@ -78,12 +79,18 @@ def test_reuse_does_not_render(tmp_path, count_renders):
     assert len(count_renders) == 3
 
 
-def test_an_old_manifest_without_file_list_is_reused_when_it_matches(tmp_path, count_renders):
+def _folder_with_old_manifest(tmp_path) -> Tuple[str, dict]:
+    """A generated folder whose manifest has no file list (as written before there was one), and that manifest."""
     root = str(tmp_path / 'synth')
     ensure_synthhumans(root, **TINY)
     old = {k: v for k, v in _manifest(root).items() if k != 'files'}
     with open(osp.join(root, 'manifest.json'), 'w') as f:
         json.dump(old, f)
+    return root, old
+
+
+def test_an_old_manifest_without_file_list_is_reused_when_it_matches(tmp_path, count_renders):
+    root, old = _folder_with_old_manifest(tmp_path)
     ensure_synthhumans(root, **TINY)
     assert len(count_renders) == 3
 
@@ -138,11 +145,7 @@ def test_removing_a_set_keeps_user_files_and_prunes_folders_it_emptied(tmp_path)
 
 @pytest.mark.parametrize('overwrite', [False, True])
 def test_an_old_manifest_without_file_list_is_never_replaced(tmp_path, overwrite):
-    root = str(tmp_path / 'synth')
-    ensure_synthhumans(root, **TINY)
-    old = {k: v for k, v in _manifest(root).items() if k != 'files'}
-    with open(osp.join(root, 'manifest.json'), 'w') as f:
-        json.dump(old, f)
+    root, old = _folder_with_old_manifest(tmp_path)
     before = _tree(root)
     with pytest.raises(SynthHumansFolderError, match='does not list its files') as error:
         ensure_synthhumans(root, seed=1 - overwrite, overwrite=overwrite, **TINY)

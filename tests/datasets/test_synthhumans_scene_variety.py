@@ -5,7 +5,6 @@ import json
 import os
 import os.path as osp
 
-import cv2
 import numpy as np
 import pytest
 
@@ -20,6 +19,7 @@ from sapiens2.datasets.synthhumans import (
 from sapiens2.datasets.synthhumans.properties import scene_properties
 from sapiens2.datasets.synthhumans.rich_background import render_rich_background
 from sapiens2.datasets.synthhumans.rich_lighting import illumination_field
+from tests.datasets.opencv_threads import one_opencv_thread
 
 SIZE = (64, 48)
 SMALL = dict(num_train=2, num_val=1, size=SIZE)
@@ -107,10 +107,6 @@ def test_illumination_field_varies_within_and_has_no_overall_tint():
 
 def test_rich_render_is_independent_of_opencv_threads():
     scene = scene_for(1, 'train', 2, SIZE, 'rich')
-    threads = cv2.getNumThreads()
-    try:
-        cv2.setNumThreads(1)
+    with one_opencv_thread():
         single = render_image(scene)
-    finally:
-        cv2.setNumThreads(threads)
     assert np.array_equal(single, render_image(scene))
