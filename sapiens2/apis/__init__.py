@@ -10,12 +10,12 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'inference_pipeline': '.pipeline', 'check_bboxes': '.pose_video.topdown',
     'inference_pose_topdown': '.pose_video.topdown', 'init_person_detector': '.pose_video.topdown',
     'SavePredictionsHook': '.save_predictions_hook',
-    'BaseInferenceTask': '.tasks', 'DenseInferenceTask': '.tasks', 'PoseInferenceTask': '.tasks',
-    'SegInferenceTask': '.tasks'
+    'BaseInferenceTask': '.tasks', 'DenseInferenceTask': '.tasks', 'DenseMapInferenceTask': '.tasks',
+    'PoseInferenceTask': '.tasks', 'SegInferenceTask': '.tasks'
 })
 
 __all__ = [
-    'BaseInferenceTask', 'DenseInferenceTask', 'InferenceInterrupted', 'PoseInferenceTask', 'SavePredictionsHook',
-    'SegInferenceTask', 'Sapiens2Inferencer', 'build_task', 'check_bboxes', 'inference_pipeline',
+    'BaseInferenceTask', 'DenseInferenceTask', 'DenseMapInferenceTask', 'InferenceInterrupted', 'PoseInferenceTask',
+    'SavePredictionsHook', 'SegInferenceTask', 'Sapiens2Inferencer', 'build_task', 'check_bboxes', 'inference_pipeline',
     'inference_pose_topdown', 'init_model', 'init_person_detector'
 ]

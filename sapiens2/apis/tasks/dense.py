@@ -1,7 +1,10 @@
 """Per-image tasks (seg and the projects' dense tasks): one data sample per image, converted to arrays."""
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
+
+from sapiens2.engine.atomic_save import atomic_save_npy
+from sapiens2.visualization.dense_maps import side_by_side
 
 from .base import BaseInferenceTask
 
@@ -26,3 +29,24 @@ class DenseInferenceTask(BaseInferenceTask):
         """Foreground mask (H, W) bool from a body-part seg result on the same image, if one was computed."""
         seg = (context or {}).get('seg')
         return None if seg is None else seg['labels'] > 0
+
+
+class DenseMapInferenceTask(DenseInferenceTask):
+    """A per-pixel task whose result is the prediction as one (H, W, C) array under the task's ``name``, saved as
+    ``<stem>.npy`` in ``npy_dtype`` and drawn as [image | ``to_bgr(map, foreground mask)``] (normal, albedo).
+
+    A subclass sets ``to_bgr = staticmethod(<drawing function>)``."""
+    raw_suffixes = ('.npy', )
+    npy_dtype = np.float32
+    to_bgr: Callable[[np.ndarray, Optional[np.ndarray]], np.ndarray]
+
+    def decode(self, sample) -> dict:
+        return {self.name: sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy()}
+
+    def visualize(self, image, result, context=None) -> np.ndarray:
+        return side_by_side(image, self.to_bgr(result[self.name], self.foreground(context)))
+
+    def save(self, image, result, out_dir, stem, context=None) -> List[str]:
+        path = self.out_path(out_dir, stem, '.npy')
+        atomic_save_npy(path, result[self.name].astype(self.npy_dtype))
+        return [path]
