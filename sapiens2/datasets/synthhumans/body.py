@@ -3,7 +3,7 @@
 World frame: y up, ground plane y = 0. A person stands at (x, 0, z) facing ``ry(yaw) @ (0, 0, 1)``.
 """
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -71,13 +71,21 @@ def _shell(ps, a, b, r, fraction: float, label: int, color, group: str) -> None:
     ps.add_capsule(a, a + fraction * (b - a), r, label, color, group)
 
 
+def _skin_limb(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance, limb: str,
+               joints: Tuple[str, str, str], radii: Tuple[str, str]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two skin capsules of a limb along its ``{side}_<joint>`` joints, labelled ``<Side>_Upper_<Limb>`` and
+    ``<Side>_Lower_<Limb>`` in the group ``{side}_{limb}``; returns the three joints."""
+    ids, cap = seg_ids(), side.capitalize()
+    top, middle, end = (sk.joints[f'{side}_{name}'] for name in joints)
+    group = f'{side}_{limb}'
+    ps.add_capsule(top, middle, sk.dims[radii[0]], ids[f'{cap}_Upper_{limb.capitalize()}'], look.skin, group)
+    ps.add_capsule(middle, end, sk.dims[radii[1]], ids[f'{cap}_Lower_{limb.capitalize()}'], look.skin, group)
+    return top, middle, end
+
+
 def _arm(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
-    ids, d, j = seg_ids(), sk.dims, sk.joints
-    cap = side.capitalize()
-    sh, el, wr = j[f'{side}_shoulder'], j[f'{side}_elbow'], j[f'{side}_wrist']
-    group = f'{side}_arm'
-    ps.add_capsule(sh, el, d['r_upper_arm'], ids[f'{cap}_Upper_Arm'], look.skin, group)
-    ps.add_capsule(el, wr, d['r_forearm'], ids[f'{cap}_Lower_Arm'], look.skin, group)
+    ids, d, group = seg_ids(), sk.dims, f'{side}_arm'
+    sh, el, wr = _skin_limb(ps, sk, side, look, 'arm', ('shoulder', 'elbow', 'wrist'), ('r_upper_arm', 'r_forearm'))
     if look.sleeves != 'none':
         long = look.sleeves == 'long'
         _shell(ps, sh, el, 1.18 * d['r_upper_arm'], 1.0 if long else 0.45, ids[look.top], look.top_color, group)
@@ -98,12 +106,8 @@ def _hand(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
 
 
 def _leg(ps: PrimitiveSet, sk: Skeleton, side: str, look: Appearance) -> None:
-    ids, d, j = seg_ids(), sk.dims, sk.joints
-    cap = side.capitalize()
-    hip, knee, ankle = j[f'{side}_hip'], j[f'{side}_knee'], j[f'{side}_ankle']
-    group = f'{side}_leg'
-    ps.add_capsule(hip, knee, d['r_thigh'], ids[f'{cap}_Upper_Leg'], look.skin, group)
-    ps.add_capsule(knee, ankle, d['r_shank'], ids[f'{cap}_Lower_Leg'], look.skin, group)
+    ids, d, cap, group = seg_ids(), sk.dims, side.capitalize(), f'{side}_leg'
+    hip, knee, ankle = _skin_limb(ps, sk, side, look, 'leg', ('hip', 'knee', 'ankle'), ('r_thigh', 'r_shank'))
     trousers = look.bottom == 'trousers'
     _shell(ps, hip, knee, 1.1 * d['r_thigh'], 1.0 if trousers else look.shorts_len, ids['Lower_Clothing'],
            look.bottom_color, group)
