@@ -11,11 +11,11 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'inference_pose_topdown': '.pose_video.topdown', 'init_person_detector': '.pose_video.topdown',
     'SavePredictionsHook': '.save_predictions_hook',
     'BaseInferenceTask': '.tasks', 'DenseInferenceTask': '.tasks', 'DenseMapInferenceTask': '.tasks',
-    'PoseInferenceTask': '.tasks', 'SegInferenceTask': '.tasks'
+    'PoseInferenceTask': '.tasks', 'SegInferenceTask': '.tasks', 'map_panel': '.tasks'
 })
 
 __all__ = [
     'BaseInferenceTask', 'DenseInferenceTask', 'DenseMapInferenceTask', 'InferenceInterrupted', 'PoseInferenceTask',
     'SavePredictionsHook', 'SegInferenceTask', 'Sapiens2Inferencer', 'build_task', 'check_bboxes', 'inference_pipeline',
-    'inference_pose_topdown', 'init_model', 'init_person_detector'
+    'inference_pose_topdown', 'init_model', 'init_person_detector', 'map_panel'
 ]

@@ -1,12 +1,16 @@
 """Per-image tasks (seg and the projects' dense tasks): one data sample per image, converted to arrays."""
+from functools import partial
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.visualization.dense_maps import side_by_side
+from sapiens2.visualization.panels import Panel, PanelOptions
 
 from .base import BaseInferenceTask
+
+MapDrawer = Callable[[np.ndarray, Optional[np.ndarray]], np.ndarray]
 
 
 class DenseInferenceTask(BaseInferenceTask):
@@ -35,10 +39,10 @@ class DenseMapInferenceTask(DenseInferenceTask):
     """A per-pixel task whose result is the prediction as one (H, W, C) array under the task's ``name``, saved as
     ``<stem>.npy`` in ``npy_dtype`` and drawn as [image | ``to_bgr(map, foreground mask)``] (normal, albedo).
 
-    A subclass sets ``to_bgr = staticmethod(<drawing function>)``."""
+    A subclass sets ``to_bgr = staticmethod(<drawing function>)`` and its composite panel with :func:`map_panel`."""
     raw_suffixes = ('.npy', )
     npy_dtype = np.float32
-    to_bgr: Callable[[np.ndarray, Optional[np.ndarray]], np.ndarray]
+    to_bgr: MapDrawer
 
     def decode(self, sample) -> dict:
         return {self.name: sample.pred_dense.data.float().permute(1, 2, 0).cpu().numpy()}
@@ -50,3 +54,13 @@ class DenseMapInferenceTask(DenseInferenceTask):
         path = self.out_path(out_dir, stem, '.npy')
         atomic_save_npy(path, result[self.name].astype(self.npy_dtype))
         return [path]
+
+
+def map_panel(title: str, key: str, to_bgr: MapDrawer) -> Panel:
+    """The composite panel of a one-map task: ``to_bgr(result[key], person mask)``."""
+    return Panel(title, partial(_draw_map, key, to_bgr))
+
+
+def _draw_map(key: str, to_bgr: MapDrawer, image: np.ndarray, result: dict, mask: Optional[np.ndarray],
+              options: PanelOptions) -> np.ndarray:
+    return to_bgr(result[key], mask)
