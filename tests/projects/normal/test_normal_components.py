@@ -18,6 +18,7 @@ from sapiens2_normal import (
     NormalVisualizationHook,
 )
 from tests.projects.dense_samples import metric_sample as _sample
+from tests.projects.dense_samples import synthhumans_val
 
 
 def test_cosine_loss_known_values():
@@ -82,12 +83,8 @@ def test_dataset_names_the_images_without_a_seg_map(tmp_path):
 
 
 def test_synthhumans_normals_load_and_pack(synthhumans_root, sapiens2_scope):
-    dataset = NormalDirDataset(
-        data_root=f'{synthhumans_root}/val',
-        pipeline=[dict(type='LoadImageFromFile'), dict(type='LoadNormalAnnotations'),
-                  dict(type='Letterbox', size=(128, 96), map_interpolations=dict(gt_mask='nearest',
-                                                                                 gt_normal='nearest')),
-                  dict(type='PackDenseInputs', target_key='gt_normal')])
+    dataset = synthhumans_val(NormalDirDataset, synthhumans_root, 'LoadNormalAnnotations', 'gt_normal',
+                              dict(type='PackDenseInputs', target_key='gt_normal'))
     packed = dataset[0]
     sample = packed['data_samples']
     assert packed['inputs'].shape == (3, 128, 96)

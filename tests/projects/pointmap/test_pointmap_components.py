@@ -21,6 +21,7 @@ from sapiens2_pointmap import (
     SiLogLoss,
 )
 from sapiens2_pointmap.datasets.pointmap_generate_target import backproject
+from tests.projects.dense_samples import synthhumans_val
 
 
 def _head(img_size):
@@ -157,14 +158,10 @@ def test_loading_reads_cameras_and_rejects_bad_matrices(tmp_path, sapiens2_scope
 
 
 def test_synthhumans_pointmap_targets(synthhumans_root, sapiens2_scope):
-    dataset = PointmapDirDataset(
-        data_root=f'{synthhumans_root}/val',
-        pipeline=[dict(type='LoadImageFromFile'), dict(type='LoadPointmapAnnotations'),
-                  dict(type='Letterbox', size=(128, 96), map_interpolations=dict(gt_mask='nearest',
-                                                                                 gt_depth='nearest')),
-                  dict(type='PointmapGenerateTarget'),
-                  dict(type='PackDenseInputs', target_key='gt_pointmap',
-                       extra_keys=('gt_scale', 'gt_mean_depth', 'original_K'))])
+    dataset = synthhumans_val(PointmapDirDataset, synthhumans_root, 'LoadPointmapAnnotations', 'gt_depth',
+                              dict(type='PointmapGenerateTarget'),
+                              dict(type='PackDenseInputs', target_key='gt_pointmap',
+                                   extra_keys=('gt_scale', 'gt_mean_depth', 'original_K')))
     sample = dataset[0]['data_samples']
     mask = sample.gt_dense.mask[0]
     z = sample.gt_dense.data[2][mask]
