@@ -42,13 +42,21 @@ model = dict(
                       distribution='normal', bias=0,
                       override=dict(type='Normal', name='conv_pose', std=0.001, bias=0))))
 
+# The official augmentations at milder strength (half bodies, colour, blur, an occluding hole): the model has only
+# seen rendered people, and real photos differ from them in colour, sharpness and framing (docs/demo_models.md).
 train_pipeline = [
     dict(type='LoadImage'),
     dict(type='GetBBoxCenterScale', padding=1.25),
     dict(type='RandomFlip', direction='horizontal', prob=0.5),
-    dict(type='RandomBBoxTransform', shift_factor=0.1, shift_prob=0.3, scale_factor=(0.8, 1.2), scale_prob=1.0,
-         rotate_factor=30.0, rotate_prob=0.5),
+    dict(type='RandomHalfBody', min_total_keypoints=9, min_upper_keypoints=2, min_lower_keypoints=3, padding=1.5,
+         prob=0.2, upper_prioritized_prob=0.7),
+    dict(type='RandomBBoxTransform', shift_factor=0.12, shift_prob=0.3, scale_factor=(0.7, 1.3), scale_prob=1.0,
+         rotate_factor=40.0, rotate_prob=0.5),
     dict(type='Sapiens2TopdownAffine', input_size=codec['input_size'], use_udp=True, drop_outside=True),
+    dict(type='RandomApply', transforms=[dict(type='PhotometricDistortion')], prob=0.8),
+    dict(type='RandomBlur', mode='mean', prob=0.1),
+    dict(type='RandomBlur', mode='median', prob=0.1),
+    dict(type='CoarseDropout', hole_size=(0.1, 0.3), num_holes=1, prob=0.3),
     # 238 of the 308 points are the face: at weight 1 they dominate the loss of so small a model, which then draws
     # face dots and no skeleton (docs/demo_models.md).
     dict(type='PartKeypointWeights', partitions={{_base_.keypoint_partitions}}, weights=dict(face=0.1)),

@@ -46,7 +46,7 @@ CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are f
 BF16_MODE = 'trained_bf16'  # the checkpoint evaluated under bf16 autocast (--bf16)
 # --init shipped: iterations of training that continue from the shipped checkpoint (peak lr, warm-up), sized so that
 # --jobs 2 --threads 1 takes about 45 min of training on 2 cores (pose on one core, the other five on the other).
-CONTINUE_ITERS = dict(pose=3000, seg=1500, normal=400, pointmap=400, albedo=400, matting=600)
+CONTINUE_ITERS = dict(pose=2400, seg=1500, normal=400, pointmap=400, albedo=400, matting=600)
 CONTINUE_LR, CONTINUE_WARMUP = 1e-3, 20
 
 
