@@ -13,12 +13,12 @@ previous box moved as they moved (a model sure of the face only would otherwise 
 """
 import math
 from dataclasses import dataclass
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, TWO_SIDED_BETA, TWO_SIDED_MIN_CUTOFF, OneEuroFilter, two_sided
-from .tracking import PoseTracker
+from .tracking import PoseTracker, box_iou
 
 #: Margin added on each side of the box around a track's keypoints, as a fraction of its width and height (keypoints
 #: are joint centres; the body reaches beyond them).
@@ -26,6 +26,9 @@ KEYPOINT_BOX_MARGIN = 0.1
 #: The box around the confident keypoints replaces the previous box when it has at least this share of its width and
 #: of its height.
 KEYPOINT_BOX_MIN_SHARE = 0.6
+#: A track whose box overlaps another's by more than this IoU moves at its constant velocity between detections: the
+#: keypoints found in its box may be the other person's.
+CROWDED_IOU = 0.3
 #: Seconds of later frames that two-sided smoothing of video files waits for (live input: none).
 DEFAULT_LAG_S = 1.0
 #: Frames beyond the lag whose results wait for :meth:`PoseStream.settle` (batches predicted ahead); older ones are
@@ -96,6 +99,7 @@ class PoseStream:
         self.previous: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}  # track id -> keypoints and scores a frame earlier
         self.last_detection: Optional[int] = None
         self.last_frame = -1
+        self.box_track_ids: Optional[List[int]] = None  # the tracks of the boxes_from_tracks the next frame runs on
 
     def needs_detection(self, frame: int) -> bool:
         """Whether the detector runs on ``frame`` (always with ``det_interval`` 1)."""
@@ -109,18 +113,23 @@ class PoseStream:
 
     def boxes_from_tracks(self, image_shape: Sequence[int]) -> np.ndarray:
         """Boxes (N, 5) [x1, y1, x2, y2, score] of the tracks seen in the previous frame with at least 3 keypoints
-        scored above ``kpt_thr``: around those keypoints with a margin when they span at least
+        scored above ``kpt_thr``: moved at constant velocity when it overlaps another track by more than
+        ``CROWDED_IOU``, else around those keypoints with a margin when they span at least
         ``KEYPOINT_BOX_MIN_SHARE`` of the previous box's width and height, else the previous box moved by their median
-        displacement since the frame before; clipped to the image."""
+        displacement since the frame before; clipped to the image. The next :meth:`update` keeps each box's track."""
         height, width = image_shape[:2]
-        boxes = []
-        for track in self.tracker.tracks:
+        boxes, self.box_track_ids = [], []
+        current = [track for track in self.tracker.tracks if track.last_frame == self.last_frame]
+        overlap = box_iou([t.bbox[:4] for t in current], [t.bbox[:4] for t in current]) if current else None
+        for i, track in enumerate(current):
             visible = track.scores > self.kpt_thr
-            if track.last_frame != self.last_frame or visible.sum() < 3:
+            if visible.sum() < 3:
                 continue
             points = track.keypoints[visible]
             (x1, y1), (x2, y2) = points.min(0), points.max(0)
-            if np.all([x2 - x1, y2 - y1] >= KEYPOINT_BOX_MIN_SHARE * (track.bbox[2:4] - track.bbox[:2])):
+            if np.delete(overlap[i], i).max(initial=0.0) > CROWDED_IOU:
+                x1, y1, x2, y2 = track.predicted(self.last_frame + 1)[0][:4]
+            elif np.all([x2 - x1, y2 - y1] >= KEYPOINT_BOX_MIN_SHARE * (track.bbox[2:4] - track.bbox[:2])):
                 margin_x, margin_y = KEYPOINT_BOX_MARGIN * (x2 - x1), KEYPOINT_BOX_MARGIN * (y2 - y1)
                 x1, y1, x2, y2 = x1 - margin_x, y1 - margin_y, x2 + margin_x, y2 + margin_y
             else:
@@ -128,6 +137,7 @@ class PoseStream:
             box = [max(x1, 0), max(y1, 0), min(x2, width - 1), min(y2, height - 1), float(track.scores[visible].mean())]
             if box[2] > box[0] and box[3] > box[1]:
                 boxes.append(box)
+                self.box_track_ids.append(track.track_id)
         return np.asarray(boxes, np.float32).reshape(-1, 5)
 
     def _displacement(self, track) -> np.ndarray:
@@ -142,7 +152,10 @@ class PoseStream:
         """``result`` (``bboxes``, ``keypoints``, ``keypoint_scores``...) of ``frame`` with ``track_ids`` (N,) and,
         with ``smooth``, causally smoothed ``keypoints`` and ``bboxes`` (final with no lag, else see :meth:`settle`)."""
         self.previous = {t.track_id: (t.keypoints, t.scores) for t in self.tracker.tracks}
-        ids = self.tracker.update(result['bboxes'], result['keypoints'], result['keypoint_scores'], frame)
+        known, self.box_track_ids = self.box_track_ids, None
+        if known is not None and len(known) != len(result['bboxes']):
+            known = None  # not one instance per box made: match them instead
+        ids = self.tracker.update(result['bboxes'], result['keypoints'], result['keypoint_scores'], frame, known)
         self.last_frame = frame
         predicted = dict(result, track_ids=ids)
         result = dict(predicted)

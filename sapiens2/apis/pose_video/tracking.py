@@ -106,23 +106,31 @@ class PoseTracker:
         return self.oks_weight * oks + (1 - self.oks_weight) * box_iou(track_boxes, bboxes)
 
     def update(self, bboxes: np.ndarray, keypoints: np.ndarray, scores: np.ndarray,
-               frame: Optional[int] = None) -> np.ndarray:
+               frame: Optional[int] = None, known_ids: Optional[Sequence[int]] = None) -> np.ndarray:
         """Match one frame's instances (boxes (N, 4+) xyxy, keypoints (N, K, 2), scores (N, K)); return their track
-        ids (N,). ``frame`` is the frame index (default: the previous one + 1); gaps (dropped frames) are allowed."""
+        ids (N,). ``frame`` is the frame index (default: the previous one + 1); gaps (dropped frames) are allowed.
+        ``known_ids`` (N,): the track each box was made from (boxes from the tracks' keypoints between detections),
+        which the instance continues whatever the similarity: where two people overlap, the pose in a track's box can
+        resemble the other track more for a frame."""
         frame = self.frame + 1 if frame is None else int(frame)
         if frame <= self.frame:
             raise ValueError(f'frames must come in order: frame {frame} after frame {self.frame}')
         bboxes = np.asarray(bboxes, np.float64)[:, :4] if len(bboxes) else np.zeros((0, 4))
         keypoints, scores = np.asarray(keypoints, np.float64), np.asarray(scores, np.float64)
-        similarity = self.similarity(bboxes, keypoints, scores, frame)
         ids = np.zeros(len(bboxes), np.int64)
-        matched_tracks = set()
-        rows, cols = linear_sum_assignment(-similarity) if similarity.size else ((), ())
-        for row, col in zip(rows, cols):
-            if similarity[row, col] >= self.min_similarity:
-                self._advance(self.tracks[row], bboxes[col], keypoints[col], scores[col], frame)
-                ids[col] = self.tracks[row].track_id
-                matched_tracks.add(row)
+        if known_ids is not None:  # each box continues the track it was made from: no matching
+            by_id = {track.track_id: track for track in self.tracks}
+            for col, track_id in enumerate(known_ids):
+                if track_id in by_id:
+                    self._advance(by_id[track_id], bboxes[col], keypoints[col], scores[col], frame)
+                    ids[col] = track_id
+        else:
+            similarity = self.similarity(bboxes, keypoints, scores, frame)
+            rows, cols = linear_sum_assignment(-similarity) if similarity.size else ((), ())
+            for row, col in zip(rows, cols):
+                if similarity[row, col] >= self.min_similarity:
+                    self._advance(self.tracks[row], bboxes[col], keypoints[col], scores[col], frame)
+                    ids[col] = self.tracks[row].track_id
         for col in np.flatnonzero(ids == 0):
             self.tracks.append(Track(self.next_id, bboxes[col], keypoints[col], scores[col], frame, np.zeros(2)))
             ids[col] = self.next_id

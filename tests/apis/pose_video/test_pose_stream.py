@@ -111,3 +111,18 @@ def test_frames_predicted_ahead_of_settling_are_kept():
     assert sorted(settled_ahead) == list(range(14))
     for f in settled_ahead:
         np.testing.assert_allclose(settled_ahead[f]['keypoints'], settled_in_step[f]['keypoints'])
+
+
+def test_crossing_people_keep_their_ids_and_boxes_between_detections():
+    """Two overlapping walkers: between detections the pose found in each box is the other person's (as a small
+    model's can be); each box still continues its own track, at that track's velocity."""
+    stream = PoseStream(np.full(K, 0.05), fps=10, options=StreamOptions(det_interval=4, smooth=False))
+    for t in range(2):  # detections: walker 1 moves right, walker 2 left, 4 px a frame, boxes overlapping
+        stream.detected(t)
+        assert list(stream.update(result((50 + 4 * t, 60), (62 - 4 * t, 60)), t)['track_ids']) == [1, 2]
+    assert not stream.needs_detection(2)
+    boxes = stream.boxes_from_tracks((120, 160))
+    np.testing.assert_allclose(boxes[:, 0], [50 + 8 - 15, 62 - 8 - 15])  # constant velocity, not the keypoints
+    swapped = result((62 - 8, 60), (50 + 8, 60))  # the keypoints of the neighbour in each box
+    swapped['bboxes'] = boxes[:, :4]
+    assert list(stream.update(swapped, 2)['track_ids']) == [1, 2]
