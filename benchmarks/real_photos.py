@@ -7,7 +7,8 @@
   COCO-17 points from the shoulders down), the model's keypoints picked by their names in its metainfo; beside the
   best constant predictor, each keypoint at its median box-normalised position over the *other* people
   (leave-one-out, so it never sees the person it predicts): normalised by the box's width and height ("box", the
-  better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60).
+  better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60); and the share of the
+  labelled body keypoints that a picture draws (scored at or above ``--kpt-thr``, the CLI's default 0.3).
 * **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
   as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
 
@@ -31,6 +32,7 @@ ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DATA = osp.join(ROOT, 'benchmarks', 'data', 'realpose')
 BODY12_NAMES = COCO17_NAMES[5:]  # shoulders, elbows, wrists, hips, knees, ankles (left, right), COCO order
 THRESHOLDS = (0.1, 0.2)
+DRAWING_THRESHOLD = 0.3  # sapiens2-infer --kpt-thr's default
 
 
 @dataclass
@@ -128,15 +130,17 @@ def by_image(people: List[Person]) -> Dict[str, List[Person]]:
     return images
 
 
-def pose_scores(task, people: List[Person], root: str) -> Dict[str, float]:
-    """PCK of a pose inference task with the true boxes, and of the leave-one-out constant."""
+def pose_scores(task, people: List[Person], root: str, kpt_thr: float = DRAWING_THRESHOLD) -> Dict[str, float]:
+    """PCK of a pose inference task with the true boxes, of the leave-one-out constant, and the share of the labelled
+    keypoints scored at or above ``kpt_thr`` (those a picture draws)."""
     columns = body12_indices(task.keypoint_names())
-    pred = []
+    pred, scored = [], []
     for name, persons in by_image(people).items():
         image = cv2.imread(osp.join(root, 'images', name))
         boxes = xyxy(np.stack([p.bbox for p in persons]))
         result = task.predict([image], bboxes=[boxes.tolist()], names=[name])[0]
         pred.append(np.asarray(result['keypoints'])[:, columns])
+        scored.append(np.asarray(result['keypoint_scores'])[:, columns])
     pred = np.concatenate(pred)
     truth = np.stack([p.body12 for p in people])
     boxes = np.stack([p.bbox for p in people])
@@ -146,6 +150,7 @@ def pose_scores(task, people: List[Person], root: str) -> Dict[str, float]:
         scores[f'PCK@{threshold}'] = pck(pred, truth, boxes, threshold)
         for scale, constant in constants.items():
             scores[f'constant ({scale}) PCK@{threshold}'] = pck(constant, truth, boxes, threshold)
+    scores[f'drawn@{kpt_thr}'] = float((np.concatenate(scored) >= kpt_thr)[truth[..., 2] > 0].mean())
     return scores
 
 
@@ -179,13 +184,15 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         parser.add_argument(f'--{task}-weights', default=None, help='checkpoint for a config (default: the alias\')')
     parser.add_argument('--data', default=DATA, help='folder with gt_body12.json and images/')
     parser.add_argument('--device', default='cpu')
+    parser.add_argument('--kpt-thr', type=float, default=DRAWING_THRESHOLD,
+                        help='keypoint score threshold of the "drawn" share (default: the CLI\'s drawing threshold)')
     args = parser.parse_args(argv)
     people = load_people(args.data)
     print(f'{len(people)} people in {len(by_image(people))} photos ({args.data}); {os.cpu_count()} cores, '
           f'load average {os.getloadavg()[0]:.1f}')
     if args.pose != 'none':
         start = time.perf_counter()
-        scores = pose_scores(build_task(args.pose, args.pose_weights, args.device), people, args.data)
+        scores = pose_scores(build_task(args.pose, args.pose_weights, args.device), people, args.data, args.kpt_thr)
         print(f'pose {args.pose}: ' + ', '.join(f'{k} {v:.3f}' for k, v in scores.items()) +
               f' ({time.perf_counter() - start:.1f} s)')
     for task in ('seg', 'matting'):

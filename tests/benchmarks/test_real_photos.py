@@ -84,5 +84,8 @@ def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
     bench.main(['--seg', 'none', '--matting', 'none'])
     out = capsys.readouterr().out
     assert '16 people in 6 photos' in out
-    row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+'
-    assert re.search(row, out, re.M)
+    row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+.*drawn@0\.3 ([\d.]+)'
+    drawn = float(re.search(row, out, re.M).group(1))
+    assert 0.0 <= drawn <= 1.0
+    bench.main(['--seg', 'none', '--matting', 'none', '--kpt-thr', '0'])  # every keypoint scores at least 0
+    assert re.search(r'drawn@0\.0 1\.000', capsys.readouterr().out)
