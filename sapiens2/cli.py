@@ -28,8 +28,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     web.add_argument('--host', default='127.0.0.1', help='address to serve on (default 127.0.0.1: this machine only)')
     web.add_argument('--port', type=int, default=7860, help='port to serve on (default 7860)')
     web.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
-    web.add_argument('--dtype', default='fp32', choices=DTYPES + (AUTO, ),
-                     help='the models\' precision (default fp32; auto: as sapiens2-infer, docs/inference.md)')
+    web.add_argument('--dtype', default=AUTO, choices=DTYPES + (AUTO, ),
+                     help='the models\' precision (default auto: as sapiens2-infer, docs/inference.md; fp32: the '
+                     'official numerics)')
     web.add_argument('--max-upload-mb', type=positive, default=None,
                      help='the largest upload accepted, in MiB (default 100)')
     args, rest = parser.parse_known_args(argv)

@@ -42,11 +42,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         '--model (default: the alias checkpoint)')
     parser.add_argument('--trust-checkpoint', action='store_true', help=TRUST_CHECKPOINT_HELP)
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
-    parser.add_argument('--dtype', default='fp32', choices=DTYPES + (AUTO, ),
-                        help='forward precision (default fp32: the official numerics; bf16/fp16 use autocast, fp16 on '
-                        'GPUs only; int8 with onnxruntime; auto: bf16 on CPUs with AVX512-BF16 or AMX and on CUDA GPUs '
-                        'that compute bf16 natively, int8 for a bundle with an int8 model, else fp32, said in one line '
-                        'and recorded in the outputs: docs/inference.md)')
+    parser.add_argument('--dtype', default=AUTO, choices=DTYPES + (AUTO, ),
+                        help='forward precision (default auto: bf16 on CPUs with AVX512-BF16 or AMX and on CUDA GPUs '
+                        'that compute bf16 natively, int8 for a bundle with an int8 model, else fp32; the pick is '
+                        'said in one line and recorded in the outputs: docs/inference.md). fp32: the official '
+                        'numerics; bf16/fp16 use autocast (fp16 on GPUs only); int8 with onnxruntime')
     parser.add_argument('--backend', choices=('torch', 'onnxruntime'), default=None,
                         help='default: onnxruntime for bundle folders, torch otherwise')
     parser.add_argument('--providers', nargs='+', default=None,

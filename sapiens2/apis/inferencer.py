@@ -36,11 +36,11 @@ class Sapiens2Inferencer:
         weights: Checkpoint path(s) (.safetensors or .pth, official task checkpoints accepted), one per model;
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
-        dtype: ``'fp32'`` (default, the official numerics), ``'bf16'``/``'fp16'`` (autocast) or ``'int8'``
-            (onnxruntime) where the device and backend run it (``sapiens2.utils.devices``); ``'auto'``: the fastest
-            precision the device computes natively (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and
-            GPUs, int8 for an int8 bundle, else fp32), said in one warning line (``DtypeNotice``) and recorded in the
-            pose and people JSON.
+        dtype: ``'auto'`` (default): the fastest precision the device computes natively
+            (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and GPUs, int8 for an int8 bundle, else
+            fp32), said in one warning line (``DtypeNotice``) when the first call has checked its inputs and outputs,
+            and recorded in the pose and people JSON; ``'fp32'`` for the official numerics, ``'bf16'``/``'fp16'``
+            (autocast) or ``'int8'`` (onnxruntime) where the device and backend run it (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).
@@ -59,7 +59,7 @@ class Sapiens2Inferencer:
                  model: Union[str, Sequence[str]],
                  weights: Union[None, str, Sequence[Optional[str]]] = None,
                  device: Optional[str] = None,
-                 dtype: str = 'fp32',
+                 dtype: str = AUTO,
                  batch_size: int = 4,
                  task_options: Optional[Dict[str, dict]] = None,
                  trust_checkpoint: bool = False,
@@ -71,14 +71,14 @@ class Sapiens2Inferencer:
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
         # a device, dtype or bundle that cannot run fails before any model is built
         plans = [plan_model(name, ckpt, device, dtype, backend) for name, ckpt in zip(models, weights)]
-        if dtype == AUTO:
-            warnings.warn(auto_dtype_line([(plan.model, plan.dtype, plan.why) for plan in plans]), DtypeNotice)
         tasks = []
         with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
             for plan in plans:
                 net = build_model(plan, providers)
                 tasks.append(build_task(net, net.cfg, plan.dtype, task_options))
         self._setup(tasks, batch_size)
+        if dtype == AUTO:  # said by the first call, once its inputs and outputs are checked (no line before an error)
+            self._dtype_notice = auto_dtype_line([(plan.model, plan.dtype, plan.why) for plan in plans])
 
     @classmethod
     def from_tasks(cls, tasks: Sequence[BaseInferenceTask], batch_size: int = 4) -> 'Sapiens2Inferencer':
@@ -97,6 +97,7 @@ class Sapiens2Inferencer:
         used = {name for task in tasks for name in task.uses}
         self.tasks = sorted(tasks, key=lambda task: task.name not in used)
         self.batch_size = batch_size
+        self._dtype_notice: Optional[str] = None
 
     def __call__(self,
                  inputs: InputType,
@@ -176,6 +177,9 @@ class Sapiens2Inferencer:
         except BaseException:
             writer.stop()
             raise
+        if self._dtype_notice is not None:
+            warnings.warn(self._dtype_notice, DtypeNotice)
+            self._dtype_notice = None
         live = any(source.live for source in sources)
         total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from sapiens2.engine.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
 from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, get_entry, runnable_entries
+from sapiens2.utils.devices import AUTO
 
 #: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.
 BROWSER_VIDEO_SUFFIX = '.webm'
@@ -163,7 +164,7 @@ class WebDemo:
         dtype: The models' precision (default ``'auto'``: :func:`~sapiens2.utils.devices.auto_dtype`).
     """
 
-    def __init__(self, out_root: str, device: Optional[str] = None, dtype: str = 'fp32') -> None:
+    def __init__(self, out_root: str, device: Optional[str] = None, dtype: str = AUTO) -> None:
         self.out_root, self.device, self.dtype = out_root, device, dtype
         self._inferencers: Dict[Tuple[str, ...], object] = {}
 
@@ -293,7 +294,7 @@ def build_page(demo: WebDemo):
 
 
 def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = None,
-          max_upload_mb: float = MAX_UPLOAD_MB, dtype: str = 'fp32') -> None:
+          max_upload_mb: float = MAX_UPLOAD_MB, dtype: str = AUTO) -> None:
     """Serve the page on ``host:port`` until Ctrl-C or SIGTERM, accepting uploads of up to ``max_upload_mb`` MiB.
 
     The runs' outputs and Gradio's copies of the uploads and results (its ``GRADIO_TEMP_DIR``, set to a folder of

@@ -22,8 +22,9 @@ pytestmark = pytest.mark.skipif(not HAS_ORT, reason='bundles need onnxscript + o
 
 
 def torch_inferencer(task, bundles, **kwargs):
-    """The torch inferencer of the bundle's weights, with the fp32 RoPE the ONNX graph computes."""
-    inferencer = Sapiens2Inferencer(*bundles[task][1:], device='cpu', **kwargs)
+    """The torch inferencer of the bundle's weights, with the fp32 RoPE the ONNX graph computes (and fp32, not the
+    default auto: bf16 on bf16 CPUs)."""
+    inferencer = Sapiens2Inferencer(*bundles[task][1:], device='cpu', dtype='fp32', **kwargs)
     assert set_rope_dtype(inferencer.tasks[0].model, torch.float32) == 1
     return inferencer
 

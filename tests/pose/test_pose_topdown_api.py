@@ -226,6 +226,19 @@ def test_cli_with_an_mmdet_detector_that_finds_nobody(tmp_path):
     assert [(f['image_name'], f['instances']) for f in frames] == [('empty_a', []), ('empty_b', [])]
 
 
+def test_the_person_detector_runs_in_fp32_under_the_pose_models_bf16_autocast():
+    """``--dtype bf16`` (and ``auto`` on bf16 CPUs) autocasts the pose forward; the mmdet detector it calls keeps
+    fp32 (mmcv's NMS raised 'expected scalar type Float but found BFloat16')."""
+    import mmdet
+    from mmdet.apis import init_detector
+    det_config = Path(mmdet.__file__).parent / '.mim' / 'configs' / 'rtmdet' / 'rtmdet_tiny_8xb32-300e_coco.py'
+    torch.manual_seed(0)
+    detector = init_detector(str(det_config), None, device='cpu')
+    with torch.autocast('cpu', dtype=torch.bfloat16):
+        boxes = api.detect_persons(detector, np.full((120, 160, 3), 90, np.uint8), score_thr=0.0)
+    assert boxes.dtype == np.float32 and boxes.ndim == 2 and boxes.shape[1] == 5
+
+
 @pytest.mark.parametrize('shape, noticed', [((427, 640), True), ((128, 96), False), ((200, 200), False),
                                             ((400, 100), True)], ids=['landscape', '3:4', 'square', 'tall'])
 def test_a_whole_image_box_far_from_the_model_aspect_gets_a_notice(model, shape, noticed):

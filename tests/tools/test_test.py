@@ -66,7 +66,7 @@ def cropped_val(synthhumans_root, tmp_path_factory) -> str:
 
 def infer(config: str, ckpt: str, inputs: str, out: Path, *extra: str) -> Path:
     run('tools/infer.py', inputs, '--model', config, '--weights', ckpt, '--out', str(out), '--device', 'cpu',
-        '--batch-size', '1', '--no-vis', '--quiet', *extra)
+        '--dtype', 'fp32', '--batch-size', '1', '--no-vis', '--quiet', *extra)  # evaluation's numerics, not auto
     return out
 
 

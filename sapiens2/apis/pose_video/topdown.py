@@ -1,4 +1,5 @@
 """Top-down pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
+import contextlib
 from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
@@ -29,12 +30,26 @@ def init_person_detector(config: ConfigLike, checkpoint: str, device: str = 'cpu
 
 def detect_persons(detector: nn.Module, img: np.ndarray, score_thr: float = 0.3, nms_thr: float = 0.3,
                    person_label: int = 0) -> np.ndarray:
-    """Return the person boxes (N, 5) [x1, y1, x2, y2, score] of an mmdet detector, after score filter + NMS."""
+    """Return the person boxes (N, 5) [x1, y1, x2, y2, score] of an mmdet detector, after score filter + NMS.
+
+    The detector runs in fp32 even under the pose model's bf16/fp16 autocast (``--dtype``, ``auto``): mmcv's NMS
+    takes float32 only."""
     from mmdet.apis import inference_detector
-    pred = inference_detector(detector, img).pred_instances.cpu().numpy()
+    with _without_autocast():
+        pred = inference_detector(detector, img).pred_instances.cpu().numpy()
     keep = (pred.labels == person_label) & (pred.scores > score_thr)
     dets = np.concatenate([pred.bboxes[keep], pred.scores[keep, None]], axis=1).astype(np.float32)
     return dets[nms(dets, nms_thr)] if len(dets) else dets.reshape(0, 5)
+
+
+def _without_autocast() -> contextlib.ExitStack:
+    """A context that turns off the autocast active on the CPU and on CUDA (none when none is)."""
+    import torch
+    stack = contextlib.ExitStack()
+    for device_type in ('cpu', 'cuda'):
+        if torch.is_autocast_enabled(device_type):
+            stack.enter_context(torch.autocast(device_type, enabled=False))
+    return stack
 
 
 def check_bboxes(bboxes, image_shape: Sequence[int], name: str = 'image', bbox_format: str = 'xyxy') -> np.ndarray:
