@@ -125,6 +125,8 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
     assert '| seg | mIoU | 70 | 0.5 | 3 | >= 60 |' in (work_dir / 'metrics.md').read_text()
     assert 'NOTICE normal: no demo model is shipped' in proc.stdout
     assert 'training works: body-part mIoU' in proc.stdout and 'Stage times:' in proc.stdout
+    # The default precision is one line of the inference stage, not a Python warning with its source line.
+    assert 'DtypeNotice' not in proc.stderr and proc.stdout.count('    precision: dtype auto -> ') <= 1
     assert (work_dir / 'train' / 'iter_4.pth').is_file()
     assert cv2.imread(str(pictures[2])).shape[1] == 3 * 192  # [image | untrained | trained]
 

@@ -224,11 +224,19 @@ def run_models(models: Dict[str, dict], images: List[Tuple[str, str]], boxes: Di
     import cv2
 
     from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.utils.devices import DtypeNotice
     ordered = [models[task] for task in TASKS if task in models]
     inferencer = Sapiens2Inferencer([osp.join(REPO, m['config']) for m in ordered],
                                     [m['checkpoint'] for m in ordered], device='cpu')
-    results = inferencer([path for _, path in images], bboxes=boxes if 'pose' in models else None,
-                         show_progress=False, people=composes_people(models))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always', DtypeNotice)
+        results = inferencer([path for _, path in images], bboxes=boxes if 'pose' in models else None,
+                             show_progress=False, people=composes_people(models))
+    for warning in caught:  # the default precision (--dtype auto), as one line of the stage
+        if issubclass(warning.category, DtypeNotice):
+            print(f'    precision: {warning.message}', flush=True)
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
     by_stem = {r['name']: r for r in results}
     frames = []
     for name, path in images:
@@ -427,6 +435,7 @@ def before_after_picture(image_path: str, checkpoints: Sequence[str], path: str)
     import cv2
 
     from sapiens2.apis import Sapiens2Inferencer
+    from sapiens2.utils.devices import DtypeNotice
     from sapiens2.utils.image_write import write_image
     from sapiens2.visualization.composite import task_panel, title_height, titled
     from sapiens2.visualization.dense_maps import side_by_side
@@ -434,7 +443,9 @@ def before_after_picture(image_path: str, checkpoints: Sequence[str], path: str)
     height = title_height(image.shape[0])
     panels = [titled(image, 'image', height)]
     for title, checkpoint in zip(('untrained', 'trained'), checkpoints):
-        result = Sapiens2Inferencer(osp.join(REPO, TRAIN_CONFIG), checkpoint, device='cpu')(image)[0]['seg']
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', DtypeNotice)  # said in the inference stage
+            result = Sapiens2Inferencer(osp.join(REPO, TRAIN_CONFIG), checkpoint, device='cpu')(image)[0]['seg']
         panels.append(titled(task_panel(image, 'seg', result, None), title, height))
     write_image(path, side_by_side(*panels))
     return path
