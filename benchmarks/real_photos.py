@@ -8,7 +8,7 @@
   best constant predictor, each keypoint at its median box-normalised position over the *other* people
   (leave-one-out, so it never sees the person it predicts): normalised by the box's width and height ("box", the
   better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60); and the share of the
-  labelled body keypoints that a picture draws (scored at or above ``--kpt-thr``, the CLI's default 0.3).
+  labelled body keypoints that a picture draws (scored at or above the task's drawing threshold, ``--kpt-thr``).
 * **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
   as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
 
@@ -32,7 +32,6 @@ ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DATA = osp.join(ROOT, 'benchmarks', 'data', 'realpose')
 BODY12_NAMES = COCO17_NAMES[5:]  # shoulders, elbows, wrists, hips, knees, ankles (left, right), COCO order
 THRESHOLDS = (0.1, 0.2)
-DRAWING_THRESHOLD = 0.3  # sapiens2-infer --kpt-thr's default
 
 
 @dataclass
@@ -130,9 +129,10 @@ def by_image(people: List[Person]) -> Dict[str, List[Person]]:
     return images
 
 
-def pose_scores(task, people: List[Person], root: str, kpt_thr: float = DRAWING_THRESHOLD) -> Dict[str, float]:
+def pose_scores(task, people: List[Person], root: str, kpt_thr: Optional[float] = None) -> Dict[str, float]:
     """PCK of a pose inference task with the true boxes, of the leave-one-out constant, and the share of the labelled
-    keypoints scored at or above ``kpt_thr`` (those a picture draws)."""
+    keypoints scored at or above ``kpt_thr`` (those a picture draws; default the task's own drawing threshold)."""
+    kpt_thr = task.kpt_thr if kpt_thr is None else kpt_thr
     columns = body12_indices(task.keypoint_names())
     pred, scored = [], []
     for name, persons in by_image(people).items():
@@ -184,8 +184,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         parser.add_argument(f'--{task}-weights', default=None, help='checkpoint for a config (default: the alias\')')
     parser.add_argument('--data', default=DATA, help='folder with gt_body12.json and images/')
     parser.add_argument('--device', default='cpu')
-    parser.add_argument('--kpt-thr', type=float, default=DRAWING_THRESHOLD,
-                        help='keypoint score threshold of the "drawn" share (default: the CLI\'s drawing threshold)')
+    parser.add_argument('--kpt-thr', type=float, default=None,
+                        help='keypoint score threshold of the "drawn" share (default: the pose task\'s, as '
+                        'sapiens2-infer draws)')
     args = parser.parse_args(argv)
     people = load_people(args.data)
     print(f'{len(people)} people in {len(by_image(people))} photos ({args.data}); {os.cpu_count()} cores, '
