@@ -125,20 +125,25 @@ class PoseStream:
             visible = track.scores > self.kpt_thr
             if visible.sum() < 3:
                 continue
-            points = track.keypoints[visible]
-            (x1, y1), (x2, y2) = points.min(0), points.max(0)
             if np.delete(overlap[i], i).max(initial=0.0) > CROWDED_IOU:
                 x1, y1, x2, y2 = track.predicted(self.last_frame + 1)[0][:4]
-            elif np.all([x2 - x1, y2 - y1] >= KEYPOINT_BOX_MIN_SHARE * (track.bbox[2:4] - track.bbox[:2])):
-                margin_x, margin_y = KEYPOINT_BOX_MARGIN * (x2 - x1), KEYPOINT_BOX_MARGIN * (y2 - y1)
-                x1, y1, x2, y2 = x1 - margin_x, y1 - margin_y, x2 + margin_x, y2 + margin_y
             else:
-                x1, y1, x2, y2 = track.bbox[:4] + np.tile(self._displacement(track), 2)
+                x1, y1, x2, y2 = self._keypoint_box(track, visible)
             box = [max(x1, 0), max(y1, 0), min(x2, width - 1), min(y2, height - 1), float(track.scores[visible].mean())]
             if box[2] > box[0] and box[3] > box[1]:
                 boxes.append(box)
                 self.box_track_ids.append(track.track_id)
         return np.asarray(boxes, np.float32).reshape(-1, 5)
+
+    def _keypoint_box(self, track, visible: np.ndarray) -> np.ndarray:
+        """xyxy around the ``visible`` keypoints with a margin when they span at least ``KEYPOINT_BOX_MIN_SHARE`` of
+        the track's box, else its box moved by their median displacement."""
+        points = track.keypoints[visible]
+        (x1, y1), (x2, y2) = points.min(0), points.max(0)
+        if np.all([x2 - x1, y2 - y1] >= KEYPOINT_BOX_MIN_SHARE * (track.bbox[2:4] - track.bbox[:2])):
+            margin_x, margin_y = KEYPOINT_BOX_MARGIN * (x2 - x1), KEYPOINT_BOX_MARGIN * (y2 - y1)
+            return np.array([x1 - margin_x, y1 - margin_y, x2 + margin_x, y2 + margin_y])
+        return track.bbox[:4] + np.tile(self._displacement(track), 2)
 
     def _displacement(self, track) -> np.ndarray:
         """Median motion (2,) of the keypoints confident in the track's last two frames (0 without them)."""
