@@ -13,7 +13,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import torch
 from torch import Tensor, nn
 
-from sapiens2.engine.atomic_save import AtomicOutput, refuse_links
+from sapiens2.engine.atomic_save import AtomicOutput, atomic_output_with_siblings
 from sapiens2.structures.layout import jsonable
 
 from .onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
@@ -120,9 +120,8 @@ def export_onnx(module: nn.Module, example: Tensor, path: str, dynamic_batch: bo
     dynamic_shapes = {'x': {0: torch.export.Dim('batch', min=1, max=256)}} if dynamic_batch else None
     program = torch.onnx.export(module, (example, ), dynamo=True, dynamic_shapes=dynamic_shapes,
                                 input_names=['x'], verbose=False, opset_version=opset)
-    refuse_links(path)
-    refuse_links(path + '.data')
-    program.save(path)  # direct write: its external weights file is named after path, so no temporary name
+    with atomic_output_with_siblings(path) as tmp:  # its external weights file is named after the model file
+        program.save(tmp)
     return path
 
 def run_onnx(path: str, inputs: Tensor) -> list:

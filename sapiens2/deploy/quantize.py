@@ -10,12 +10,10 @@ import json
 import logging
 import os
 import os.path as osp
-import shutil
-import tempfile
 from typing import Sequence
 
 from sapiens2.apis.backends.bundle import INT8_FILE, MANIFEST
-from sapiens2.engine.atomic_save import atomic_write_bytes, refuse_links
+from sapiens2.engine.atomic_save import atomic_output_with_siblings, atomic_write_bytes
 
 #: Weight types of ``onnxruntime.quantization.QuantType`` by name.
 WEIGHT_TYPES = ('qint8', 'quint8')
@@ -45,12 +43,8 @@ def quantize_onnx(src: str, dst: str, weight_type: str = 'quint8', op_types: Seq
         raise FileNotFoundError(f'{src}: no such ONNX file to quantize')
     if osp.exists(dst) and not overwrite:
         raise FileExistsError(f'{dst} exists; give overwrite=True (export.py: --overwrite) to replace it')
-    folder = osp.dirname(osp.abspath(dst))
-    os.makedirs(folder, exist_ok=True)
-    work = tempfile.mkdtemp(prefix='.quantize-', dir=folder)
     level = logging.getLogger().level
-    try:
-        out = osp.join(work, osp.basename(dst))
+    with atomic_output_with_siblings(dst) as out:
         logging.getLogger().setLevel(max(level, logging.ERROR))  # its advice to pre-process is not needed here
         try:
             quantize_dynamic(src, out, op_types_to_quantize=list(op_types), per_channel=per_channel,
@@ -58,13 +52,6 @@ def quantize_onnx(src: str, dst: str, weight_type: str = 'quint8', op_types: Seq
                              use_external_data_format=_onnx_bytes(src) // 4 >= _PROTOBUF_LIMIT * 0.9)
         finally:
             logging.getLogger().setLevel(level)
-        names = sorted(os.listdir(work), key=lambda n: n == osp.basename(dst))  # the model file last
-        for name in names:
-            refuse_links(osp.join(folder, name))
-        for name in names:
-            os.replace(osp.join(work, name), osp.join(folder, name))  # direct write: checked for links above
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def add_int8(bundle_dir: str, overwrite: bool = False, **options) -> str:

@@ -25,6 +25,7 @@ import os
 import shutil
 import socket
 import stat
+import tempfile
 import threading
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Optional, Set
@@ -260,6 +261,30 @@ def open_atomic(path: str | Path, mode: str = 'w', encoding: Optional[str] = Non
     (:class:`AtomicOutput`); after an error ``path`` is left as it was."""
     with AtomicOutput(path, root) as out:
         yield out.open(mode, encoding)
+
+
+@contextlib.contextmanager
+def atomic_output_with_siblings(path: str | Path) -> Iterator[str]:
+    """A temporary path with ``path``'s name, in a temporary folder beside it, for a writer that also writes files
+    named after it (ONNX's external ``<name>.data``). After a clean ``with`` block every file the writer left there
+    replaces its namesake beside ``path``, ``path`` itself last (each move atomic; links refused); after an error
+    nothing beside ``path`` changes."""
+    path = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(path)
+    refuse_links(path)
+    os.makedirs(folder, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=f'.{name}.', suffix='.tmp', dir=folder)
+    try:
+        yield os.path.join(work, name)
+        names = sorted(os.listdir(work), key=lambda n: n == name)
+        for other in names:
+            refuse_links(os.path.join(folder, other))
+        with WRITE_LOCK:
+            for other in names:
+                os.replace(os.path.join(work, other), os.path.join(folder, other))
+        _fsync_dir(folder)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def open_fresh(path: str | Path, mode: str = 'w', root: Optional[str | Path] = None) -> IO:

@@ -9,7 +9,7 @@ import torch
 from mmengine.config import Config
 from torch import nn
 
-from sapiens2.engine.atomic_save import atomic_write_text, refuse_links
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.engine.checkpoint import adapt_keys, extract_state_dict, read_checkpoint_file, save_weights
 from sapiens2.version import __version__
 
@@ -111,8 +111,7 @@ def model_to_transformers(model: nn.Module,
     dtype = str(next(iter(weights.values())).dtype).replace('torch.', '')
     config = transformers.Sapiens2Config(**fields, architectures=[hf_class], dtype=dtype,
                                          **{ROPE_DTYPE_FIELD: rope_dtype})
-    refuse_links(osp.join(out_dir, CONFIG_NAME))
-    config.save_pretrained(out_dir)  # direct write: transformers writes config.json by itself
+    atomic_write_text(osp.join(out_dir, CONFIG_NAME), config.to_json_string(use_diff=True))  # as save_pretrained
     save_weights(weights, osp.join(out_dir, WEIGHTS_NAME))
     atomic_write_text(osp.join(out_dir, CARD_NAME), _model_card(hf_class, fields, rope_dtype, source))
     if verify:

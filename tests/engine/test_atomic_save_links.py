@@ -10,6 +10,7 @@ from sapiens2.engine.atomic_save import (
     AtomicOutput,
     LinkedOutputError,
     atomic_copy,
+    atomic_output_with_siblings,
     atomic_save_npy,
     atomic_write_bytes,
     open_atomic,
@@ -31,6 +32,7 @@ def mine(tmp_path):
     lambda p: open_fresh(p).close(),
     lambda p: AtomicOutput(p),
     lambda p: atomic_copy(__file__, p),
+    lambda p: atomic_output_with_siblings(p).__enter__(),
 ])
 def test_every_writer_refuses_a_link_and_leaves_its_target(tmp_path, mine, write):
     link = tmp_path / 'out.npy'
@@ -95,3 +97,27 @@ def test_a_pipe_or_device_is_written_into_never_replaced(tmp_path, write):
                 pass  # unblock the reader
         reader.join()
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and read == [b'data']
+
+
+def test_a_file_with_siblings_replaces_them_all_after_success_and_nothing_after_an_error(tmp_path):
+    model, data = tmp_path / 'model.onnx', tmp_path / 'model.onnx.data'
+    model.write_bytes(b'old model')
+    data.write_bytes(b'old data')
+    with pytest.raises(RuntimeError):
+        with atomic_output_with_siblings(model) as tmp:
+            open(tmp + '.data', 'wb').write(b'half')
+            raise RuntimeError('the writer failed')
+    assert (model.read_bytes(), data.read_bytes()) == (b'old model', b'old data')
+    with atomic_output_with_siblings(model) as tmp:
+        assert os.path.basename(tmp) == 'model.onnx' and os.path.dirname(tmp) != str(tmp_path)
+        open(tmp, 'wb').write(b'new model')
+        open(tmp + '.data', 'wb').write(b'new data')
+    assert (model.read_bytes(), data.read_bytes()) == (b'new model', b'new data')
+    assert sorted(os.listdir(tmp_path)) == ['model.onnx', 'model.onnx.data']  # no temporary folder left
+    data.unlink()
+    data.symlink_to(tmp_path / 'model.onnx')
+    with pytest.raises(LinkedOutputError):
+        with atomic_output_with_siblings(model) as tmp:
+            open(tmp, 'wb').write(b'newer')
+            open(tmp + '.data', 'wb').write(b'newer data')
+    assert model.read_bytes() == b'new model'
