@@ -127,6 +127,7 @@ MARK_START, MARK_END = '<!-- pretrain_probe table start -->', '<!-- pretrain_pro
 SEMANTIC_MARKS = '<!-- pretrain_semantic table start -->', '<!-- pretrain_semantic table end -->'
 SPREAD_MARKS = '<!-- teacher_spread table start -->', '<!-- teacher_spread table end -->'
 GROUP_MARKS = '<!-- target_groups table start -->', '<!-- target_groups table end -->'
+FINETUNE_MARKS = '<!-- pretrain_finetune table start -->', '<!-- pretrain_finetune table end -->'
 HEALTH_KEYS = ('loss', 'loss_mae', 'loss_dino', 'loss_koleo', 'mae', 'koleo', 'teacher_entropy', 'student_entropy',
                'teacher_batch_entropy', 'used_prototypes', 'teacher_spread', 'center_norm', 'lr', 'grad_norm')
 
@@ -146,6 +147,9 @@ class Setting:
     reference_seeds: tuple = (0, )
     variant_seeds: dict = field(default_factory=dict)
     extra_options: list = field(default_factory=list)
+    variants: tuple = ()  # the variants pretrained (empty: every variant but the diagnostics)
+    cls_probe: bool = False  # the semantic probes of the [CLS] token too, in every probe job
+    finetune: tuple = ()  # fine-tuning runs (``FINETUNE_RUNS``) on the labeled set's pose, every seed
 
 
 # Probe settings, fixed before any pretrained backbone was probed (chosen on random-init and ground-truth features):
@@ -156,10 +160,29 @@ SETTINGS = {
                     labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0),
                     iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
                     probe=PROBE, variant_seeds=dict(full_paper=(0, ), full_long=(0, ), full_sharp=(0, ))),
+    # Issue 42's round: the same protocol on SynthHumans' rich scene variety (no colour shortcut), the official
+    # objective's variants left out (their targets are flat), the [CLS] probes and the fine-tuning in every seed.
+    'rich': Setting('rich', unlabeled=dict(num_train=4000, num_val=16, size=(128, 96), seed=1, scene_variety='rich'),
+                    labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0, scene_variety='rich'),
+                    iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
+                    probe=PROBE, variants=('mae', 'scratch'), cls_probe=True,
+                    finetune=('random', 'scratch', 'scratch_decay')),
     'quick': Setting('quick', unlabeled=dict(num_train=128, num_val=4, size=(128, 96), seed=1),
                      labeled=dict(num_train=32, num_val=16, size=(128, 96), seed=0),
                      iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
-                     extra_options=['train_dataloader.batch_size=8']),
+                     extra_options=['train_dataloader.batch_size=8'], variants=('scratch', ), cls_probe=True,
+                     finetune=('random', 'scratch')),
+}
+# Fine-tuning (``finetune`` of a setting): the tiny pose recipe with the pretraining's backbone on the labeled set, at
+# the same budget (``iters``) from random init and from a probed backbone's exported teacher; the paper fine-tunes with
+# layer-wise lr decay, the tiny recipe (made for random init) without it.
+FINETUNE = dict(config='projects/pretrain/configs/finetune/sapiens2_tiny_pose_synthhumans-128x96_pretrained.py',
+                metric='PCK', iters=600, quick_iters=4)
+FINETUNE_RUNS = {
+    'random': dict(backbone=None, options=[], name='random init (from scratch)'),
+    'scratch': dict(backbone='scratch', options=[], name='pretrained: full, from-scratch recipe'),
+    'scratch_decay': dict(backbone='scratch', options=['optim_wrapper.paramwise_cfg.layer_decay_rate=0.75'],
+                          name='pretrained: full, from-scratch recipe, layer-wise lr decay 0.75'),
 }
 SEMANTIC_BUDGETS = (16, 64)  # labels per class of the semantic probes
 SEMANTIC_FEATURES = dict(pooled='mean-pooled features of all blocks',  # the default; run with every probe

@@ -32,6 +32,11 @@ def semantic_json(args, backbone: str, seed: int, feature: str = 'pooled') -> st
     return osp.join(args.results, 'probe', f'{backbone}-s{seed}-semantic{suffix}.json')
 
 
+def finetune_json(args, run: str, seed: int) -> str:
+    """The cell of one fine-tuning run (``FINETUNE_RUNS``) and seed."""
+    return osp.join(args.results, 'finetune', f'{run}-s{seed}.json')
+
+
 def health_json(args, lever: str, seed: int = 0) -> str:
     return osp.join(args.health_results, f'{lever}-s{seed}.json')
 

@@ -16,6 +16,9 @@ from .scheduler import schedule
 
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--setting', default='full', choices=[n for n in SETTINGS if n != 'quick'],
+                        help='full: SynthHumans plain scenes (default); rich: the rich scene variety, with the [CLS] '
+                        'probes and the fine-tuning (issue 42)')
     parser.add_argument('--quick', action='store_true', help='smoke setting (tiny data, few iterations, one seed)')
     parser.add_argument('--workers', type=int, default=2, help='cells run in parallel, one thread each (default 2)')
     parser.add_argument('--results', default=None, help='cell JSON folder (default benchmarks/results/pretrain_probe/'
@@ -23,7 +26,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--work-dir', default=None, help='training work dirs and checkpoints (default '
                         'work_dirs/pretrain_probe/<setting>)')
     parser.add_argument('--docs', default=None, help='markdown file whose table to update (default '
-                        'docs/pretraining.md for the full setting, none for --quick)')
+                        'docs/pretraining.md, none for --quick)')
     parser.add_argument('--diagnostics', action='store_true',
                         help=f'also run the ablations and diagnostics {DIAGNOSTICS}')
     parser.add_argument('--report', action='store_true', help='only build the table and pictures from the cells')
@@ -36,7 +39,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.job and (why := job_error(args.job)):
         parser.error(why)
-    args.setting = SETTINGS['quick' if args.quick else 'full']
+    args.setting = SETTINGS['quick' if args.quick else args.setting]
     name = args.setting.name
     args.results = args.results or osp.join(ROOT, 'benchmarks', 'results', 'pretrain_probe', name)
     args.work_dir = args.work_dir or osp.join(ROOT, 'work_dirs', 'pretrain_probe', name)

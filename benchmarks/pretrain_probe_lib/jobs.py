@@ -12,6 +12,8 @@ import time
 from . import (
     BACKBONES,
     CONFIG,
+    FINETUNE,
+    FINETUNE_RUNS,
     HEALTH_KEYS,
     LEVERS,
     REFERENCES,
@@ -29,6 +31,7 @@ from .cells import (
     backbone_file,
     cpu_seconds,
     data_roots,
+    finetune_json,
     lever_checkpoint,
     pretrain_json,
     probe_json,
@@ -79,13 +82,18 @@ def pretrain_command(args, variant: str, seed: int, work_dir: str | None = None,
     return [sys.executable, 'tools/train.py', CONFIG, '--work-dir', work_dir, '--cfg-options', *options]
 
 
-def scalars(work_dir: str) -> list[dict]:
+def _logged_rows(work_dir: str) -> list[dict]:
+    """The rows of the last run's ``scalars.json`` under a training work dir."""
     files = sorted(glob.glob(osp.join(work_dir, '*', 'vis_data', 'scalars.json')))
     if not files:
         raise FileNotFoundError(f'no scalars.json under {work_dir}: did the training run fail?')
     with open(files[-1]) as f:
-        rows = [json.loads(line) for line in f]
-    return [dict(iter=r['iter'], **{k: r[k] for k in HEALTH_KEYS if k in r}) for r in rows if 'loss' in r]
+        return [json.loads(line) for line in f]
+
+
+def scalars(work_dir: str) -> list[dict]:
+    return [dict(iter=r['iter'], **{k: r[k] for k in HEALTH_KEYS if k in r}) for r in _logged_rows(work_dir)
+            if 'loss' in r]
 
 
 def job_pretrain(args, variant: str, seed: int) -> None:
@@ -153,6 +161,8 @@ def job_probe(args, backbone: str, seed: int) -> None:
     cells = [(t, b) for t in TASKS for b in args.setting.budgets if not osp.isfile(probe_json(args, backbone, seed,
                                                                                              t, b))]
     semantic = not osp.isfile(semantic_json(args, backbone, seed))
+    if args.setting.cls_probe and backbone not in REFERENCES:
+        job_semantic_only(args, backbone, seed, 'cls')
     if not cells and not semantic:
         return
     _, labeled = data_roots(args.setting)
@@ -221,7 +231,44 @@ def job_semantic_only(args, backbone: str, seed: int, feature: str = 'pooled') -
     job_semantic(args, backbone, seed, train_feats, val_feats, cpu_seconds() - cpu, feature)
 
 
-JOB_KINDS = ('data', 'pretrain', 'probe', 'semantic', 'semantic_cls')
+def finetune_command(args, run: str, seed: int, work_dir: str) -> list[str]:
+    """``tools/train.py`` command of a fine-tuning run (``FINETUNE_RUNS``): the pose recipe (``FINETUNE``) on the
+    labeled set from a probed backbone's exported teacher, or from random init, at the same budget."""
+    _, labeled = data_roots(args.setting)
+    iters = FINETUNE['quick_iters' if args.setting.name == 'quick' else 'iters']
+    backbone = FINETUNE_RUNS[run]['backbone']
+    init = ['model.backbone.init_cfg=None'] if backbone is None else [
+        f'model.backbone.init_cfg.checkpoint={backbone_file(args, backbone, seed)}',
+        'model.backbone.init_cfg.prefix=None']
+    options = init + [
+        f'randomness.seed={seed}', f'train_cfg.max_iters={iters}', f'train_cfg.val_interval={iters}',
+        f'param_scheduler.0.end={min(50, iters // 2)}', f'param_scheduler.1.begin={min(50, iters // 2)}',
+        f'param_scheduler.1.end={iters}', f'default_hooks.checkpoint.interval={iters}',
+        f'train_dataloader.dataset.data_root={labeled}', f'val_dataloader.dataset.data_root={labeled}',
+        f'test_dataloader.dataset.data_root={labeled}'] + FINETUNE_RUNS[run]['options']
+    return [sys.executable, 'tools/train.py', FINETUNE['config'], '--work-dir', work_dir, '--cfg-options', *options]
+
+
+def job_finetune(args, run: str, seed: int) -> None:
+    """One fine-tuning run (``finetune_command``); writes its validation metrics."""
+    if osp.isfile(finetune_json(args, run, seed)):
+        return
+    work_dir = osp.join(args.work_dir, 'finetune', f'{run}-s{seed}')
+    command = finetune_command(args, run, seed, work_dir)
+    os.makedirs(osp.dirname(work_dir), exist_ok=True)
+    start, cpu = time.perf_counter(), cpu_seconds()
+    with open(work_dir + '.log', 'w') as log:
+        subprocess.run(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, check=True)
+    metrics = [r for r in _logged_rows(work_dir) if any(k.endswith(FINETUNE['metric']) for k in r)]
+    if not metrics:
+        raise RuntimeError(f'no validation {FINETUNE["metric"]} in {work_dir}: did the run fail?')
+    write_json(finetune_json(args, run, seed), dict(
+        run=run, backbone=FINETUNE_RUNS[run]['backbone'], seed=seed, config=FINETUNE['config'], metrics=metrics[-1],
+        command=' '.join(c.replace(ROOT + os.sep, '') for c in command[1:]),
+        cpu_s=cpu_seconds() - cpu, wall_s=time.perf_counter() - start))
+
+
+JOB_KINDS = ('data', 'pretrain', 'probe', 'semantic', 'semantic_cls', 'finetune')
 
 
 def job_error(job: str) -> str | None:
@@ -234,6 +281,8 @@ def job_error(job: str) -> str | None:
     backbone = rest[0]
     if kind == 'pretrain':
         choices, levers = list(VARIANTS), False
+    elif kind == 'finetune':
+        choices, levers = list(FINETUNE_RUNS), False
     else:  # the fixed references (pixels, labels) have no [CLS] token
         choices, levers = [b for b in BACKBONES if not (kind == 'semantic_cls' and b in REFERENCES)], True
     if backbone in choices or (levers and backbone.startswith('lever-') and backbone.removeprefix('lever-') in LEVERS):
@@ -253,6 +302,8 @@ def run_job(args, job: str) -> None:
         job_pretrain(args, rest[0], int(rest[1]))
     elif kind == 'probe':
         job_probe(args, rest[0], int(rest[1]))
+    elif kind == 'finetune':
+        job_finetune(args, rest[0], int(rest[1]))
     elif kind in ('semantic', 'semantic_cls'):
         job_semantic_only(args, rest[0], int(rest[1]), 'pooled' if kind == 'semantic' else 'cls')
     else:

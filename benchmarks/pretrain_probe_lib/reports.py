@@ -8,6 +8,9 @@ from . import (
     BACKBONES,
     COMPARISONS,
     DIAGNOSTICS,
+    FINETUNE,
+    FINETUNE_MARKS,
+    FINETUNE_RUNS,
     GROUP_MARKS,
     LEVERS,
     MARK_END,
@@ -23,7 +26,7 @@ from . import (
     Setting,
     lever_name,
 )
-from .cells import probe_json, read_json, semantic_json
+from .cells import finetune_json, probe_json, read_json, semantic_json
 from .figures import plot_health, plot_reconstruction
 from .teacher import target_groups, teacher_spread
 
@@ -35,9 +38,10 @@ def _stats(values: list[float]) -> tuple[float, float]:
 
 
 def probed_backbones(args) -> list[str]:
-    """The benchmark's backbones, then the teachers of the lever cells that have dense probes (``--job
-    probe:lever-<name>:0``, outside the plan)."""
-    return list(BACKBONES) + [f'lever-{name}' for name in LEVERS if any(
+    """The benchmark's backbones (those of the setting's ``variants`` where it names them), then the teachers of the
+    lever cells that have dense probes (``--job probe:lever-<name>:0``, outside the plan)."""
+    planned = ('random', *args.setting.variants, *REFERENCES) if args.setting.variants else BACKBONES
+    return [b for b in BACKBONES if b in planned] + [f'lever-{name}' for name in LEVERS if any(
         osp.isfile(probe_json(args, f'lever-{name}', 0, t, b)) for t in TASKS for b in args.setting.budgets)]
 
 
@@ -237,6 +241,52 @@ def table(args, results: dict) -> str:
     return '\n'.join(lines)
 
 
+FINETUNE_METRICS = dict(PCK='PCK@0.05 (bbox) ↑', AP='COCO AP, 308 keypoints ↑')
+
+
+def finetune_table(args) -> str:
+    """Markdown table of the fine-tuning cells: the pose metrics per run (mean ± seed std) and each run from a
+    pretrained backbone against random init in seed std."""
+    s = args.setting
+    values, cpu = {}, 0.0
+    for run in s.finetune:
+        cells = [read_json(finetune_json(args, run, seed)) for seed in s.seeds
+                 if osp.isfile(finetune_json(args, run, seed))]
+        cpu += sum(c['cpu_s'] for c in cells)
+        for key in FINETUNE_METRICS:
+            found = [next(v for k, v in c['metrics'].items() if k == key or k.endswith('/' + key)) for c in cells]
+            if found:
+                values[run, key] = found
+    if not values:
+        return 'No fine-tuning cell yet.'
+    lines = ['| initialisation | ' + ' | '.join(FINETUNE_METRICS.values()) + ' |',
+             '|---|' + '---|' * len(FINETUNE_METRICS)]
+    for run in s.finetune:
+        cells = []
+        for key in FINETUNE_METRICS:
+            vals = values.get((run, key))
+            mean, std = _stats(vals) if vals else (0.0, 0.0)
+            cells.append('not run' if not vals else f'{100 * mean:.1f}' + (
+                f' ± {100 * std:.1f}' if len(vals) > 1 else '') + (
+                f' ({len(vals)}/{len(s.seeds)} seeds)' if len(vals) < len(s.seeds) else ''))
+        lines.append(f'| {FINETUNE_RUNS[run]["name"]} | ' + ' | '.join(cells) + ' |')
+    for run in s.finetune:
+        if FINETUNE_RUNS[run]['backbone']:
+            lines.append(f'| {FINETUNE_RUNS[run]["name"]} vs from scratch (points, in seed std) | ' + ' | '.join(
+                _semantic_difference(values.get((run, k)), values.get(('random', k))) or '–'
+                for k in FINETUNE_METRICS) + ' |')
+    iters = FINETUNE['quick_iters' if s.name == 'quick' else 'iters']
+    lines += ['', f'{iters} iterations each (the recipe\'s budget), `{FINETUNE["config"]}` on the '
+              f'labeled set; CPU time {cpu / 60:.0f} CPU-minutes.']
+    return '\n'.join(lines)
+
+
+def setting_marks(args, marks: tuple[str, str]) -> tuple[str, str]:
+    """The docs markers of a table for this setting: the plain ones for ``full``, named after the setting else."""
+    name = args.setting.name
+    return marks if name == 'full' else tuple(m.replace(' table', f' {name} table') for m in marks)
+
+
 def update_docs(path: str, text: str, marks: tuple[str, str] = (MARK_START, MARK_END)) -> None:
     """Replace the text between the two ``marks`` in the markdown file ``path``."""
     start, end = marks
@@ -256,11 +306,18 @@ def report(args) -> str:
     print(text)
     semantic = semantic_table(args)
     print(semantic)
+    if args.setting.finetune:
+        finetune = finetune_table(args)
+        print(finetune)
     if args.docs:
-        update_docs(args.docs, text)
-        update_docs(args.docs, semantic, SEMANTIC_MARKS)
-        update_docs(args.docs, teacher_spread(args), SPREAD_MARKS)
-        update_docs(args.docs, target_groups(args), GROUP_MARKS)
+        update_docs(args.docs, text, setting_marks(args, (MARK_START, MARK_END)))
+        update_docs(args.docs, semantic, setting_marks(args, SEMANTIC_MARKS))
+        update_docs(args.docs, teacher_spread(args), setting_marks(args, SPREAD_MARKS))
+        update_docs(args.docs, target_groups(args), setting_marks(args, GROUP_MARKS))
+        if args.setting.finetune:
+            update_docs(args.docs, finetune, setting_marks(args, FINETUNE_MARKS))
+        if args.setting.name != 'full':  # the pictures are of the plain set's runs
+            return text
         images = osp.join(osp.dirname(args.docs), 'images')
         os.makedirs(images, exist_ok=True)
         plot_health(args, osp.join(images, 'pretraining_health.png'))

@@ -6,8 +6,8 @@ import subprocess
 import sys
 import time
 
-from . import DIAGNOSTICS, LAUNCHER, REFERENCES, ROOT, TASKS, VARIANTS
-from .cells import data_roots, pretrain_json, probe_json, semantic_json
+from . import DIAGNOSTICS, FINETUNE_RUNS, LAUNCHER, REFERENCES, ROOT, TASKS, VARIANTS
+from .cells import data_roots, finetune_json, pretrain_json, probe_json, semantic_json
 
 
 def _jobs(args) -> list[tuple[str, list[str], bool]]:
@@ -17,7 +17,7 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
     followed by its probe; the scheduler starts the first job whose dependencies are done, so one worker pretrains
     while the other probes."""
     s = args.setting
-    planned = [v for v in VARIANTS if args.diagnostics or v not in DIAGNOSTICS]
+    planned = list(s.variants) or [v for v in VARIANTS if args.diagnostics or v not in DIAGNOSTICS]
     core = [v for v in planned if v not in s.variant_seeds]
     groups = [(seed, core, ['random'] + (list(REFERENCES) if seed in s.reference_seeds else [])) for seed in s.seeds]
     groups += [(seed, [v], []) for v, seeds in s.variant_seeds.items() if v in planned for seed in seeds]
@@ -25,8 +25,9 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
 
     def probe(backbone: str, seed: int) -> tuple[str, list[str], bool]:
         deps = ['data'] + ([f'pretrain:{backbone}:{seed}'] if backbone in VARIANTS else [])
-        done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets) and \
-            osp.isfile(semantic_json(args, backbone, seed))
+        features = ['pooled'] + (['cls'] if s.cls_probe and backbone not in REFERENCES else [])
+        done = all(osp.isfile(probe_json(args, backbone, seed, t, b)) for t in TASKS for b in s.budgets) and all(
+            osp.isfile(semantic_json(args, backbone, seed, f)) for f in features)
         return f'probe:{backbone}:{seed}', deps, done
 
     for seed, variants, fixed in groups:
@@ -34,6 +35,10 @@ def _jobs(args) -> list[tuple[str, list[str], bool]]:
         for variant in variants:
             jobs.append((f'pretrain:{variant}:{seed}', ['data'], osp.isfile(pretrain_json(args, variant, seed))))
             jobs.append(probe(variant, seed))
+        for run in s.finetune if fixed else ():  # every seed of the main plan
+            backbone = FINETUNE_RUNS[run]['backbone']
+            jobs.append((f'finetune:{run}:{seed}', [f'pretrain:{backbone}:{seed}'] if backbone else ['data'],
+                         osp.isfile(finetune_json(args, run, seed))))
     return jobs
 
 
@@ -62,7 +67,7 @@ def schedule(args) -> None:
     pending = [(name, deps) for name, deps, finished in jobs if not finished]
     running: dict[int, tuple[str, subprocess.Popen]] = {}
     base = [sys.executable, LAUNCHER, '--results', args.results, '--work-dir', args.work_dir]
-    base += ['--quick'] if args.setting.name == 'quick' else []
+    base += ['--quick'] if args.setting.name == 'quick' else ['--setting', args.setting.name]
     threads = '1' if args.workers > 1 else '2'
     os.makedirs(args.work_dir, exist_ok=True)
     start = time.perf_counter()

@@ -113,7 +113,7 @@ def test_lever_table_gives_no_verdict_without_a_dino_loss():
 
 
 @pytest.mark.parametrize('job', ['data', 'pretrain:scratch:0', 'probe:lever-koleo_only:0', 'semantic:pixels:1',
-                                 'semantic_cls:random:2'])
+                                 'semantic_cls:random:2', 'finetune:random:0', 'finetune:scratch:1'])
 def test_jobs_that_name_a_known_backbone_are_accepted(job):
     assert probe.job_error(job) is None
 
