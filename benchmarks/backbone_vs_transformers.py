@@ -13,7 +13,8 @@ Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapi
 official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through
 sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``;
 heads in channels-last). Other peers (``--peers``): ``ours-bf16`` and ``transformers-bf16`` (ours / transformers'
-model under ``torch.autocast('cpu', torch.bfloat16)``), ``transformers-bf16w`` (transformers' model and input in
+model under ``torch.autocast('cpu', torch.bfloat16)``), ``ours-fast-bf16`` (``ours-fast``'s compiled blocks
+under that autocast, heads in the default layout), ``transformers-bf16w`` (transformers' model and input in
 bf16, as ``from_pretrained(..., torch_dtype=torch.bfloat16)`` loads it; no autocast) -- the bf16 peers are skipped on
 a CPU without AVX512-BF16 or AMX, where ``--dtype bf16`` is refused --, ``ort-fp32`` and ``ort-int8``: each task
 model (backbone + head, fp32 RoPE) exported to ONNX in a temporary folder (``sapiens2.deploy.export``), and its
@@ -53,9 +54,11 @@ from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E
 from sapiens2.utils.devices import auto_dtype, cpu_runs_bf16, cpu_summary  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
-ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ort-fp32', 'ort-int8', 'ort-fp32-op18')
+ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ours-fast-bf16', 'ort-fp32', 'ort-int8',
+             'ort-fp32-op18')
 ORT_PEERS = ('ort-fp32', 'ort-int8', 'ort-fp32-op18')
-AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16')  # under CPU bf16 autocast
+AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16', 'ours-fast-bf16')  # under CPU bf16 autocast
+FAST_PEERS = ('ours-fast', 'ours-fast-bf16')  # compiled blocks, fused q/k/v
 BF16_PEERS = (*AUTOCAST_PEERS, 'transformers-bf16w')  # need a CPU with native bf16
 THEIR_PEERS = ('transformers', 'transformers-bf16', 'transformers-bf16w')
 #: A transformers peer is a fair reference (``vs best``) when its output is this close to ours (relative L2).
@@ -195,7 +198,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.arch, args.size, args.tasks, args.repeats = 'sapiens2_nano', (64, 48), ['backbone', 'seg'], 1
-        args.peers = [p for p in ALL_PEERS if p != 'ours-fast']  # (compiling takes the time of a test)
+        args.peers = [p for p in ALL_PEERS if p not in FAST_PEERS]  # (compiling takes the time of a test)
     peers = list(dict.fromkeys(['transformers', 'ours', *args.peers]))
     skipped = [p for p in BF16_PEERS if p in peers and not cpu_runs_bf16()]
     if skipped:
@@ -235,7 +238,7 @@ def main(argv=None) -> None:
                     return their_head_input(theirs_bf16(pixel_values=x.bfloat16()), backbone.num_extra_tokens, grid)
                 if peer in THEIR_PEERS:
                     return their_head_input(theirs(pixel_values=x), backbone.num_extra_tokens, grid)
-                set_fast(backbone, peer == 'ours-fast')
+                set_fast(backbone, peer in FAST_PEERS)
                 return backbone(x)[-1]
 
     def run_head(task: str, peer: str, feature: torch.Tensor):
@@ -340,7 +343,7 @@ def main(argv=None) -> None:
     if args.profile:
         print('\n'.join(profiles))
         from torch.profiler import ProfilerActivity, profile
-        for peer in (p for p in ('ours', 'ours-fast') if p in peers):
+        for peer in (p for p in ('ours', *FAST_PEERS) if p in peers):
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 run_backbone(peer)
             print(f'profile of one {peer} backbone forward')
