@@ -241,7 +241,8 @@ def table(args, results: dict) -> str:
     return '\n'.join(lines)
 
 
-FINETUNE_METRICS = dict(PCK='PCK@0.05 (bbox) ↑', AP='COCO AP, 308 keypoints ↑')
+# (COCO AP is logged too, but stays near 0 for every run of this tiny recipe at 128x96)
+FINETUNE_METRICS = dict(PCK='PCK@0.05 (bbox), 308 keypoints ↑')
 
 
 def finetune_table(args) -> str:
