@@ -57,12 +57,14 @@ def display_name(backbone: str) -> str:
 def collect(args) -> dict:
     """{(backbone, task, budget): [values over seeds]}, constants and CPU seconds from the cell files."""
     s = args.setting
-    values, constants, cpu = {}, {}, dict(data=0.0, pretrain=0.0, probe=0.0, diagnostics=0.0)
+    values, constants, cpu = {}, {}, dict(data=0.0, pretrain=0.0, probe=0.0, finetune=0.0, diagnostics=0.0)
     if osp.isfile(osp.join(args.results, 'data.json')):
         cpu['data'] = read_json(osp.join(args.results, 'data.json'))['cpu_s']
     for path in glob.glob(osp.join(args.results, 'pretrain', '*.json')):
         cell = read_json(path)
         cpu['diagnostics' if cell['variant'] in DIAGNOSTICS else 'pretrain'] += cell['cpu_s']
+    for path in glob.glob(osp.join(args.results, 'finetune', '*.json')):
+        cpu['finetune'] += read_json(path)['cpu_s']
     for backbone in probed_backbones(args):
         for task in TASKS:
             for budget in s.budgets:
@@ -232,12 +234,13 @@ def table(args, results: dict) -> str:
         lines.append(f'| {NAMES[full]} vs {NAMES[other]} | ' + ' | '.join(cells.get((t, b), '–') for t in TASKS
                                                                             for b in s.budgets) + ' |')
     cpu = results['cpu']
-    total = cpu['data'] + cpu['pretrain'] + cpu['probe']
+    total = cpu['data'] + cpu['pretrain'] + cpu['probe'] + cpu['finetune']
     extra = f' The diagnostics (`--diagnostics`) took {cpu["diagnostics"] / 60:.0f} CPU-minutes more.' if cpu[
         'diagnostics'] else ''
+    finetune = f', fine-tuning {cpu["finetune"] / 60:.0f}' if cpu['finetune'] else ''
     lines += ['', f'CPU time: {total / 60:.0f} CPU-minutes in all (data {cpu["data"] / 60:.1f}, pretraining '
-              f'{cpu["pretrain"] / 60:.0f}, probes {cpu["probe"] / 60:.0f}), i.e. about {total / 120:.0f} minutes '
-              f'on 2 quiet cores.{extra}']
+              f'{cpu["pretrain"] / 60:.0f}, probes {cpu["probe"] / 60:.0f}{finetune}), i.e. about '
+              f'{total / 120:.0f} minutes on 2 quiet cores.{extra}']
     return '\n'.join(lines)
 
 
