@@ -166,7 +166,7 @@ SETTINGS = {
                     labeled=dict(num_train=512, num_val=256, size=(128, 96), seed=0, scene_variety='rich'),
                     iters=300, warmup=30, seeds=(0, 1, 2), budgets=(64, 512), steps={64: 300, 512: 1200},
                     probe=PROBE, variants=('mae', 'scratch'), cls_probe=True,
-                    finetune=('random', 'scratch', 'scratch_decay')),
+                    finetune=('random', 'scratch', 'scratch_decay', 'random_decay')),
     'quick': Setting('quick', unlabeled=dict(num_train=128, num_val=4, size=(128, 96), seed=1),
                      labeled=dict(num_train=32, num_val=16, size=(128, 96), seed=0),
                      iters=8, warmup=2, seeds=(0, ), budgets=(8, 32), steps={8: 20, 32: 40}, probe=PROBE,
@@ -183,6 +183,9 @@ FINETUNE_RUNS = {
     'scratch': dict(backbone='scratch', options=[], name='pretrained: full, from-scratch recipe'),
     'scratch_decay': dict(backbone='scratch', options=['optim_wrapper.paramwise_cfg.layer_decay_rate=0.75'],
                           name='pretrained: full, from-scratch recipe, layer-wise lr decay 0.75'),
+    # the control of the row above: does the layer decay alone (lower lr in the early blocks) make the difference?
+    'random_decay': dict(backbone=None, options=['optim_wrapper.paramwise_cfg.layer_decay_rate=0.75'],
+                         name='random init, layer-wise lr decay 0.75'),
 }
 SEMANTIC_BUDGETS = (16, 64)  # labels per class of the semantic probes
 SEMANTIC_FEATURES = dict(pooled='mean-pooled features of all blocks',  # the default; run with every probe

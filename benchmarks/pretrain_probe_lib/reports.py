@@ -274,11 +274,13 @@ def finetune_table(args) -> str:
                 f' ± {100 * std:.1f}' if len(vals) > 1 else '') + (
                 f' ({len(vals)}/{len(s.seeds)} seeds)' if len(vals) < len(s.seeds) else ''))
         lines.append(f'| {FINETUNE_RUNS[run]["name"]} | ' + ' | '.join(cells) + ' |')
-    for run in s.finetune:
-        if FINETUNE_RUNS[run]['backbone']:
-            lines.append(f'| {FINETUNE_RUNS[run]["name"]} vs from scratch (points, in seed std) | ' + ' | '.join(
-                _semantic_difference(values.get((run, k)), values.get(('random', k))) or '–'
-                for k in FINETUNE_METRICS) + ' |')
+    runs = FINETUNE_RUNS
+    # each pretrained run against the from-scratch runs of the plain recipe and of its own recipe
+    pairs = [(run, other) for run in s.finetune if runs[run]['backbone'] for other in s.finetune
+             if runs[other]['backbone'] is None and runs[other]['options'] in ([], runs[run]['options'])]
+    for run, other in pairs:
+        lines.append(f'| {runs[run]["name"]} vs {runs[other]["name"]} (points, in seed std) | ' + ' | '.join(
+            _semantic_difference(values.get((run, k)), values.get((other, k))) or '–' for k in FINETUNE_METRICS) + ' |')
     iters = FINETUNE['quick_iters' if s.name == 'quick' else 'iters']
     lines += ['', f'{iters} iterations each (the recipe\'s budget), `{FINETUNE["config"]}` on the '
               f'labeled set; CPU time {cpu / 60:.0f} CPU-minutes.']

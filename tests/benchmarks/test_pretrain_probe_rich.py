@@ -25,7 +25,7 @@ def test_the_rich_setting_renders_rich_scenes_and_plans_mae_the_recipe_random_an
             assert jobs[f'probe:{variant}:{seed}'] == ['data', f'pretrain:{variant}:{seed}']
         assert jobs[f'finetune:scratch:{seed}'] == jobs[f'finetune:scratch_decay:{seed}'] == [
             f'pretrain:scratch:{seed}']
-        assert jobs[f'finetune:random:{seed}'] == ['data']
+        assert jobs[f'finetune:random:{seed}'] == jobs[f'finetune:random_decay:{seed}'] == ['data']
     assert not any(name.startswith(('pretrain:full', 'pretrain:dino', 'finetune:mae')) for name in jobs)
     assert [name for name in jobs if name.startswith('probe:labels')] == ['probe:labels:0']
     assert probe.parse_args([]).setting.name == 'full'
@@ -59,7 +59,7 @@ def test_fine_tuning_starts_from_the_teacher_or_from_scratch_with_the_same_budge
     import sapiens2  # noqa: F401  (resolves the config's sapiens2:: base)
     args = _args(tmp_path)
     configs = {}
-    for run in ('random', 'scratch', 'scratch_decay'):
+    for run in ('random', 'scratch', 'scratch_decay', 'random_decay'):
         command = finetune_command(args, run, 1, str(tmp_path / run))
         options = probe._options_dict(command[command.index('--cfg-options') + 1:])
         cfg = Config.fromfile(osp.join(probe.ROOT, probe.FINETUNE['config']))
@@ -71,6 +71,8 @@ def test_fine_tuning_starts_from_the_teacher_or_from_scratch_with_the_same_budge
     assert scratch.model.backbone.init_cfg.prefix is None and decay.model == scratch.model
     assert random.optim_wrapper == scratch.optim_wrapper and scratch.optim_wrapper.paramwise_cfg.layer_decay_rate == 1
     assert decay.optim_wrapper.paramwise_cfg.layer_decay_rate == 0.75
+    assert configs['random_decay'].optim_wrapper == decay.optim_wrapper
+    assert configs['random_decay'].model.backbone.init_cfg is None
     for cfg in configs.values():
         assert cfg.train_cfg.max_iters == cfg.param_scheduler[1].end == probe.FINETUNE['iters']
         assert cfg.randomness.seed == 1
@@ -91,8 +93,12 @@ def test_the_fine_tuning_table_gives_means_seed_std_and_the_difference(tmp_path)
     rows = {line.split(' | ')[0]: line for line in finetune_table(args).splitlines()}
     assert rows['| random init (from scratch)'] == '| random init (from scratch) | 41.0 ± 1.0 |'
     assert rows['| pretrained: full, from-scratch recipe'].endswith('| 52.0 ± 2.0 |')
-    assert rows['| pretrained: full, from-scratch recipe vs from scratch (points, in seed std)'].endswith(
+    assert rows['| pretrained: full, from-scratch recipe vs random init (from scratch) (points, in seed std)'].endswith(
         '| +11.0 (5.5) ✓ |')
+    decay = 'pretrained: full, from-scratch recipe, layer-wise lr decay 0.75'
+    assert f'| {decay} vs random init, layer-wise lr decay 0.75 (points, in seed std)' in rows  # its own control
+    assert f'| {decay} vs random init (from scratch) (points, in seed std)' in rows
+    assert not any(k.startswith('| pretrained: full, from-scratch recipe vs random init, layer') for k in rows)
     assert rows['| pretrained: full, from-scratch recipe, layer-wise lr decay 0.75'].endswith('| not run |')
     assert 'CPU time 6 CPU-minutes' in finetune_table(args)
     with open(finetune_json(args, 'random', 2)) as f:
