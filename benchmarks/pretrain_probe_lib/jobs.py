@@ -119,19 +119,28 @@ def _probe_settings(args, seed: int, budget: int):
     return ProbeSettings(**dict(args.setting.probe, steps=args.setting.steps[budget], num_train=budget, seed=seed))
 
 
-def _features(args, backbone: str, seed: int):
-    """(train, val) features of the labeled set for one probed backbone."""
-    from sapiens2_pretrain.dense_probe import extract_features, label_features, load_images, pixel_features
+def _features(args, backbone: str, seed: int, kinds: tuple = ('dense', )) -> dict:
+    """{kind: (train, val)} features of the labeled set for one probed backbone, the images loaded and the backbone
+    built once: ``dense`` feature maps, ``cls`` [CLS] tokens (the fixed references have ``dense`` only)."""
+    from sapiens2_pretrain.dense_probe import (
+        extract_cls_features,
+        extract_features,
+        label_features,
+        load_images,
+        pixel_features,
+    )
     _, labeled = data_roots(args.setting)
     size = tuple(args.setting.probe['size'])
     stride = 8  # the tiny backbone's patch size: every probed feature map is on the same 16x12 grid
     if backbone == 'labels':
-        return tuple(label_features(labeled, split, size, stride) for split in ('train', 'val'))
+        return dict(dense=tuple(label_features(labeled, split, size, stride) for split in ('train', 'val')))
     images = [load_images(labeled, split, size) for split in ('train', 'val')]
     if backbone == 'pixels':
-        return tuple(pixel_features(x, stride) for x in images)
+        return dict(dense=tuple(pixel_features(x, stride) for x in images))
     model = _frozen_backbone(args, backbone, seed)
-    return tuple(extract_features(model, x, args.setting.probe['layers']) for x in images)
+    extract = dict(dense=lambda x: extract_features(model, x, args.setting.probe['layers']),
+                   cls=lambda x: extract_cls_features(model, x))
+    return {kind: tuple(extract[kind](x) for x in images) for kind in kinds}
 
 
 def _frozen_backbone(args, backbone: str, seed: int):
@@ -161,17 +170,20 @@ def job_probe(args, backbone: str, seed: int) -> None:
     cells = [(t, b) for t in TASKS for b in args.setting.budgets if not osp.isfile(probe_json(args, backbone, seed,
                                                                                              t, b))]
     semantic = not osp.isfile(semantic_json(args, backbone, seed))
-    if args.setting.cls_probe and backbone not in REFERENCES:
-        job_semantic_only(args, backbone, seed, 'cls')
-    if not cells and not semantic:
+    cls = args.setting.cls_probe and backbone not in REFERENCES and not osp.isfile(
+        semantic_json(args, backbone, seed, 'cls'))
+    if not cells and not semantic and not cls:
         return
     _, labeled = data_roots(args.setting)
     size = tuple(args.setting.probe['size'])
     cpu = cpu_seconds()
-    train_feats, val_feats = _features(args, backbone, seed)
-    feature_cpu = (cpu_seconds() - cpu) / (len(cells) + semantic)
+    features = _features(args, backbone, seed, ('dense', 'cls') if cls else ('dense', ))
+    train_feats, val_feats = features['dense']
+    feature_cpu = (cpu_seconds() - cpu) / (len(cells) + semantic + cls)
     if semantic:
         job_semantic(args, backbone, seed, train_feats, val_feats, feature_cpu)
+    if cls:
+        job_semantic(args, backbone, seed, *features['cls'], feature_cpu, 'cls')
     for task in TASKS:
         todo = [b for t, b in cells if t == task]
         if not todo:
@@ -217,17 +229,11 @@ def job_semantic(args, backbone: str, seed: int, train_feats, val_feats, feature
 def job_semantic_only(args, backbone: str, seed: int, feature: str = 'pooled') -> None:
     """Only the semantic probes of one backbone (``--job semantic:BACKBONE:SEED``, or ``semantic_cls:...`` on the
     [CLS] token; no dense probe): a probed backbone, or ``lever-<name>`` for the teacher of a lever cell."""
-    from sapiens2_pretrain.dense_probe import extract_cls_features, load_images
     if osp.isfile(semantic_json(args, backbone, seed, feature)):
         return
     cpu = cpu_seconds()
-    if feature == 'pooled':
-        train_feats, val_feats = _features(args, backbone, seed)
-    else:
-        _, labeled = data_roots(args.setting)
-        model = _frozen_backbone(args, backbone, seed)
-        train_feats, val_feats = (extract_cls_features(model, load_images(labeled, split, tuple(
-            args.setting.probe['size']))) for split in ('train', 'val'))
+    kind = 'dense' if feature == 'pooled' else 'cls'
+    train_feats, val_feats = _features(args, backbone, seed, (kind, ))[kind]
     job_semantic(args, backbone, seed, train_feats, val_feats, cpu_seconds() - cpu, feature)
 
 
