@@ -14,7 +14,9 @@ official task heads as ``Sapiens2Head``, weights converted from ours by ``transf
 sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``;
 heads in channels-last). Other peers (``--peers``): ``ours-bf16`` and ``transformers-bf16`` (ours / transformers'
 model under ``torch.autocast('cpu', torch.bfloat16)``), ``ours-fast-bf16`` (``ours-fast``'s compiled blocks
-under that autocast, heads in the default layout), ``transformers-bf16w`` (transformers' model and input in
+under that autocast, heads in the default layout), ``ours-fast-int8`` (those compiled blocks with their linear
+layers in int8, :mod:`sapiens2.models.layers.int8_linear`; the rest under bf16 autocast where the CPU computes bf16
+natively, else fp32), ``transformers-bf16w`` (transformers' model and input in
 bf16, as ``from_pretrained(..., torch_dtype=torch.bfloat16)`` loads it; no autocast) -- the bf16 peers are skipped on
 a CPU without AVX512-BF16 or AMX, where ``--dtype bf16`` is refused --, ``ort-fp32`` and ``ort-int8``: each task
 model (backbone + head, fp32 RoPE) exported to ONNX in a temporary folder (``sapiens2.deploy.export``), and its
@@ -54,11 +56,12 @@ from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E
 from sapiens2.utils.devices import auto_dtype, cpu_runs_bf16, cpu_summary  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
-ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ours-fast-bf16', 'ort-fp32', 'ort-int8',
-             'ort-fp32-op18')
+ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ours-fast-bf16', 'ours-fast-int8',
+             'ort-fp32', 'ort-int8', 'ort-fp32-op18')
 ORT_PEERS = ('ort-fp32', 'ort-int8', 'ort-fp32-op18')
 AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16', 'ours-fast-bf16')  # under CPU bf16 autocast
 FAST_PEERS = ('ours-fast', 'ours-fast-bf16')  # compiled blocks, fused q/k/v
+INT8_PEER = 'ours-fast-int8'  # compiled blocks, int8 linear layers (its own copy of the backbone)
 BF16_PEERS = (*AUTOCAST_PEERS, 'transformers-bf16w')  # need a CPU with native bf16
 THEIR_PEERS = ('transformers', 'transformers-bf16', 'transformers-bf16w')
 #: A transformers peer is a fair reference (``vs best``) when its output is this close to ours (relative L2).
@@ -178,6 +181,20 @@ def ort_profile(session) -> str:
     return ', '.join(f'{op} {100 * t / total:.0f} %' for op, t in sorted(by_op.items(), key=lambda i: -i[1])[:6])
 
 
+def autocasts(peer: str) -> bool:
+    """Whether ``peer`` runs under CPU bf16 autocast (the int8 peer where the CPU computes bf16 natively)."""
+    return peer in AUTOCAST_PEERS or (peer == INT8_PEER and cpu_runs_bf16())
+
+
+def int8_backbone(backbone: Sapiens2) -> Sapiens2:
+    """A copy of ``backbone`` with int8 linear layers in its blocks, run compiled (eager int8 is not faster)."""
+    from sapiens2.models.layers.int8_linear import quantize_linears
+    copied = copy.deepcopy(backbone)
+    quantize_linears(copied.blocks)
+    copied.fuse_qkv, copied.block_runner = False, CompiledBlockRunner()
+    return copied
+
+
 def set_fast(backbone: Sapiens2, fast: bool) -> None:
     backbone.fuse_qkv = fast
     backbone.block_runner = CompiledBlockRunner() if fast and backbone.block_runner is None else (
@@ -198,7 +215,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.arch, args.size, args.tasks, args.repeats = 'sapiens2_nano', (64, 48), ['backbone', 'seg'], 1
-        args.peers = [p for p in ALL_PEERS if p not in FAST_PEERS]  # (compiling takes the time of a test)
+        args.peers = [p for p in ALL_PEERS if p not in (*FAST_PEERS, INT8_PEER)]  # (compiling takes a test's time)
     peers = list(dict.fromkeys(['transformers', 'ours', *args.peers]))
     skipped = [p for p in BF16_PEERS if p in peers and not cpu_runs_bf16()]
     if skipped:
@@ -217,6 +234,7 @@ def main(argv=None) -> None:
     theirs = build_peer(backbone)
     bf16w = 'transformers-bf16w' in peers  # transformers with bf16 weights, as torch_dtype=torch.bfloat16 loads it
     theirs_bf16 = copy.deepcopy(theirs).to(torch.bfloat16) if bf16w else None
+    backbone_int8 = int8_backbone(backbone) if INT8_PEER in peers else None
     grid = backbone.patch_resolution
     heads: Dict[str, Dict[str, nn.Module]] = {}
     for task in (t for t in args.tasks if t != 'backbone'):
@@ -233,7 +251,9 @@ def main(argv=None) -> None:
 
     def run_backbone(peer: str):
         with torch.no_grad():
-            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in AUTOCAST_PEERS):
+            with torch.autocast('cpu', dtype=torch.bfloat16, enabled=autocasts(peer)):
+                if peer == INT8_PEER:
+                    return backbone_int8(x)[-1]
                 if peer == 'transformers-bf16w':
                     return their_head_input(theirs_bf16(pixel_values=x.bfloat16()), backbone.num_extra_tokens, grid)
                 if peer in THEIR_PEERS:
@@ -243,7 +263,7 @@ def main(argv=None) -> None:
 
     def run_head(task: str, peer: str, feature: torch.Tensor):
         head = heads[task][peer if peer in heads[task] else 'transformers' if peer in THEIR_PEERS else 'ours']
-        with torch.no_grad(), torch.autocast('cpu', dtype=torch.bfloat16, enabled=peer in AUTOCAST_PEERS):
+        with torch.no_grad(), torch.autocast('cpu', dtype=torch.bfloat16, enabled=autocasts(peer)):
             if peer == 'ours-fast':
                 return head(feature.contiguous(memory_format=torch.channels_last))
             return head(feature)

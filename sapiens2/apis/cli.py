@@ -46,7 +46,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='forward precision (default auto: bf16 on CPUs with AVX512-BF16 or AMX and on CUDA GPUs '
                         'that compute bf16 natively, int8 for a bundle with an int8 model, else fp32; the pick is '
                         'said in one line and recorded in the outputs: docs/inference.md). fp32: the official '
-                        'numerics; bf16/fp16 use autocast (fp16 on GPUs only); int8 with onnxruntime')
+                        'numerics; bf16/fp16 use autocast (fp16 on GPUs only); int8: an int8 bundle with '
+                        'onnxruntime, or with torch on a CPU with VNNI the backbone\'s linear layers in int8, '
+                        'compiled at the first call')
     parser.add_argument('--backend', choices=('torch', 'onnxruntime'), default=None,
                         help='default: onnxruntime for bundle folders, torch otherwise')
     parser.add_argument('--providers', nargs='+', default=None,

@@ -40,7 +40,8 @@ class Sapiens2Inferencer:
             (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and GPUs, int8 for an int8 bundle, else
             fp32), said in one warning line (``DtypeNotice``) when the first call has checked its inputs and outputs,
             and recorded in the pose and people JSON; ``'fp32'`` for the official numerics, ``'bf16'``/``'fp16'``
-            (autocast) or ``'int8'`` (onnxruntime) where the device and backend run it (``sapiens2.utils.devices``).
+            (autocast) or ``'int8'`` (onnxruntime; torch on a CPU with VNNI: int8 linear layers, compiled) where the
+            device and backend run it (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).

@@ -8,9 +8,10 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 #: (backend, device type) -> the dtypes that run there. A new backend is a new row; the command line, the inferencer
-#: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model).
+#: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model);
+#: torch's int8 on the CPU is the backbone's linear layers in int8, compiled (sapiens2.models.layers.int8_linear).
 DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
-    ('torch', 'cpu'): ('fp32', 'bf16'),
+    ('torch', 'cpu'): ('fp32', 'bf16', 'int8'),
     ('torch', 'cuda'): ('fp32', 'fp16', 'bf16'),
     ('onnxruntime', 'cpu'): ('fp32', 'int8'),
     ('onnxruntime', 'cuda'): ('fp32', ),
@@ -19,9 +20,11 @@ DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
 DTYPES: Tuple[str, ...] = tuple(dict.fromkeys(d for dtypes in DTYPES_BY_BACKEND_DEVICE.values() for d in dtypes))
 #: Where the CPU's feature flags are read when torch's probes say no (:func:`cpu_runs_bf16`).
 CPUINFO = '/proc/cpuinfo'
-#: How to run int8: the onnxruntime backend runs exported bundles only, so the hint names both steps.
+#: How to run int8 with the onnxruntime backend, which runs exported bundles only: the hint names both steps.
 INT8_STEPS = ('export the model first (python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then '
               'run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)')
+#: CPU flags of int8 dot products without 16-bit intermediate sums (which saturate), for torch's int8.
+INT8_DOT_FLAGS = ('avx512_vnni', 'avx_vnni', 'amx_int8')
 #: The torch autocast dtype of each name (fp32 runs without autocast).
 _AUTOCAST = dict(bf16='bfloat16', fp16='float16')
 #: The dtype name that lets :func:`resolve_dtype` pick the fastest precision the device computes well.
@@ -77,15 +80,14 @@ def check_dtype(dtype: str, device: str, backend: str = 'torch') -> None:
     if dtype in runs:
         if dtype == 'bf16' and device_type == 'cpu':
             _check_cpu_bf16()
+        if dtype == 'int8' and device_type == 'cpu' and backend == 'torch':
+            _check_cpu_int8()
         return
     where = [f'{d} ({b})' for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if dtype in dtypes]
     if not where:
         raise ValueError(f'dtype {dtype!r} is not known; dtypes: {", ".join(DTYPES)}')
     here = [b for (b, d), dtypes in DTYPES_BY_BACKEND_DEVICE.items() if d == device_type and dtype in dtypes]
-    if dtype == 'int8' and here == ['onnxruntime']:
-        hint = f'; on the {device_type}, int8 runs an exported bundle: {INT8_STEPS}'
-    else:
-        hint = f'; on the {device_type} give --backend {here[0]} --dtype {dtype}' if here else ''
+    hint = f'; on the {device_type} give --backend {here[0]} --dtype {dtype}' if here else ''
     raise ValueError(f'dtype {dtype} does not run on the {device_type} with the {backend} backend, which runs '
                      f'{", ".join(runs)}; {dtype} runs on {", ".join(where)}{hint} (docs/inference.md: devices and '
                      'dtypes)')
@@ -142,13 +144,25 @@ def _cpuinfo_field(names: Sequence[str]) -> str:
 def _check_cpu_bf16() -> None:
     if not cpu_runs_bf16():
         raise ValueError('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX, which this one lacks (torch '
-                         f'would emulate bf16, slower than fp32); run fp32, or int8: {INT8_STEPS} (docs/inference.md: '
+                         'would emulate bf16, slower than fp32); run --dtype fp32, or --dtype int8 (docs/inference.md: '
                          'devices and dtypes)')
 
 
+def _check_cpu_int8() -> None:
+    flags = set(cpu_flags())
+    if not flags & set(INT8_DOT_FLAGS):
+        raise ValueError('dtype int8 with the torch backend needs a CPU with VNNI or AMX int8 dot products ('
+                         f'{", ".join(INT8_DOT_FLAGS)}), which this one lacks (without them the products\' 16-bit '
+                         f'sums can saturate); run --dtype fp32, or int8 with ONNX Runtime: {INT8_STEPS} '
+                         '(docs/inference.md: devices and dtypes)')
+
+
 def autocast_dtype(dtype: str):
-    """The torch dtype to autocast the forward to for ``dtype`` (None for fp32)."""
+    """The torch dtype to autocast the forward to for ``dtype`` (None for fp32; for int8, what is not int8 runs in
+    bf16 on a CPU that computes it natively, else in fp32)."""
     import torch
+    if dtype == 'int8':
+        return torch.bfloat16 if cpu_runs_bf16() else None
     return getattr(torch, _AUTOCAST[dtype]) if dtype in _AUTOCAST else None
 
 

@@ -1459,7 +1459,7 @@ def _(tmp):
 @case('infer-fp16-on-cpu', 'inference', 'sapiens2-infer --dtype fp16 --device cpu',
       'one line: the dtypes the CPU runs and where fp16 runs (instead of "Unexpected floating ScalarType")',
       error=CommandError, match=r'^exit 1: sapiens2-infer: error: dtype fp16 does not run on the cpu with the torch '
-      r'backend, which runs fp32, bf16; fp16 runs on cuda \(torch\)')
+      r'backend, which runs fp32, bf16, int8; fp16 runs on cuda \(torch\)')
 def _(tmp):
     return _infer_cli(tmp, '--device', 'cpu', '--dtype', 'fp16'), _one_line
 

@@ -1,5 +1,5 @@
 """Bad-input cases of the mmpose/mmseg habits (issue 37): data made for another layout, stopped before the first
-iteration by ``DataCheckHook``, a checkpoint given where a config goes, and int8 asked of the torch backend.
+iteration by ``DataCheckHook``, and a checkpoint given where a config goes.
 The cases register into :data:`tests.reliability.catalogue.CASES` (this module is imported at its end)."""
 import json
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tests.reliability.catalogue import POSE_NANO, REPO, CommandError, _command, _infer_cli, case
+from tests.reliability.catalogue import POSE_NANO, REPO, CommandError, _command, case
 
 UPPER_BODY10 = REPO / 'configs/_base_/datasets/layouts/upper_body10.py'
 CLASSES5 = ('background', 'head', 'torso', 'left_arm', 'right_arm')
@@ -77,12 +77,3 @@ def _(tmp):
     return _command(main, [str(tmp / 'a.png'), '--model', str(tmp / 'work' / 'iter_20.pth'), '--out',
                            str(tmp / 'out'), '--quiet'])
 
-
-@case('infer-int8-torch-backend', 'inference', 'sapiens2-infer --dtype int8 with a config (the torch backend)',
-      'one line naming both steps: export the bundle with --int8, then run it (was a hint to --backend onnxruntime, '
-      'which then failed for want of a bundle)', error=CommandError,
-      match=r'^exit 1: sapiens2-infer: error: dtype int8 does not run on the cpu with the torch backend.*export the '
-      r'model first \(python tools/deploy/export\.py CONFIG \[CHECKPOINT\] --out FOLDER --int8\), then run the '
-      r'bundle: --model FOLDER --dtype int8')
-def _(tmp):
-    return _infer_cli(tmp, '--dtype', 'int8', '--device', 'cpu')

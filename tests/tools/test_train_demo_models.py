@@ -115,7 +115,7 @@ def test_photo_ratio_reaches_the_data_and_the_card(monkeypatch):
     assert 'photos/mine' in tool.photo_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))
 
 
-def test_a_bf16_evaluation_gets_its_column_and_relative_change():
+def test_a_bf16_or_int8_evaluation_gets_its_column_and_relative_change():
     card = dict(reported=['mIoU'], baselines={'constant': {}},
                 metrics=dict(trained={'mIoU': 20.0}, trained_bf16={'mIoU': 19.9}, untrained={'mIoU': 0.3},
                              constant={'mIoU': 3.6}))
@@ -125,6 +125,9 @@ def test_a_bf16_evaluation_gets_its_column_and_relative_change():
     assert tool.relative_change(19.9, 20.0) == pytest.approx(-0.005)
     del card['metrics']['trained_bf16']
     assert tool.metrics_table(card)[0] == '| metric | trained (fp16) | untrained | constant |'
+    card['metrics']['trained_int8'] = {'mIoU': 19.8}
+    assert tool.metrics_table(card)[0] == '| metric | trained (fp16) | trained, run in int8 | untrained | constant |'
+    assert tool.metrics_table(card)[2] == '| mIoU | 20 | 19.8 | 0.3 | 3.6 |'
 
 
 @pytest.mark.parametrize('name', sorted(tool.CONTINUE_ITERS))

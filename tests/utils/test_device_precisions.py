@@ -1,5 +1,5 @@
 """Which precisions run where (``sapiens2.utils.devices``): bf16 on the CPU only with native bf16, detected at run
-time, with the heads included; int8 with the torch backend is one line naming ONNX Runtime."""
+time, with the heads included; int8 with either backend on the CPU."""
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from sapiens2.utils import devices
-from sapiens2.utils.devices import DTYPES_BY_BACKEND_DEVICE, check_dtype, cpu_runs_bf16
+from sapiens2.utils.devices import check_dtype, cpu_runs_bf16
 
 REPO = Path(__file__).resolve().parents[2]
 POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py')
@@ -33,8 +33,7 @@ def test_bf16_on_a_cpu_without_native_bf16_is_one_line(cpu_flags):
         check_dtype('bf16', 'cpu')
     message = str(error.value)
     assert '\n' not in message and message.startswith('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX')
-    assert 'tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then run the bundle: --model FOLDER ' \
-        '--dtype int8' in message
+    assert 'run --dtype fp32, or --dtype int8' in message
     check_dtype('fp32', 'cpu')
     check_dtype('bf16', 'cuda')  # the GPU is not the CPU
 
@@ -52,17 +51,55 @@ def test_torch_probe_alone_allows_bf16(monkeypatch, tmp_path):
     assert cpu_runs_bf16()
 
 
-def test_int8_with_torch_names_the_onnxruntime_backend(monkeypatch):
-    monkeypatch.setitem(DTYPES_BY_BACKEND_DEVICE, ('onnxruntime', 'cpu'), ('fp32', 'int8'))
+@pytest.mark.parametrize('flags', ['avx2 avx512f avx512_vnni', 'avx2 avx_vnni', 'amx_tile amx_int8'])
+def test_int8_with_torch_runs_on_a_cpu_with_int8_dot_products(cpu_flags, flags):
+    cpu_flags(flags)
+    check_dtype('int8', 'cpu')
+
+
+def test_int8_with_torch_on_a_cpu_without_int8_dot_products_names_onnxruntime(cpu_flags):
+    cpu_flags('fpu sse avx2 fma')
     with pytest.raises(ValueError) as error:
         check_dtype('int8', 'cpu')
     message = str(error.value)
-    assert '\n' not in message and message.startswith('dtype int8 does not run on the cpu with the torch backend')
-    assert 'on the cpu, int8 runs an exported bundle: export the model first (python tools/deploy/export.py ' in message
-    assert 'then run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)' in message
+    assert '\n' not in message and message.startswith('dtype int8 with the torch backend needs a CPU with VNNI')
+    assert 'export the model first (python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then ' \
+        'run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)' in message
     check_dtype('int8', 'cpu', backend='onnxruntime')
-    with pytest.raises(ValueError, match=r'int8 runs on cpu \(onnxruntime\) \(docs'):  # no backend runs it there
+
+
+def test_int8_names_where_it_runs_on_a_gpu(cpu_flags):
+    cpu_flags('avx512f avx512_vnni')
+    check_dtype('int8', 'cpu', backend='onnxruntime')
+    with pytest.raises(ValueError) as error:
         check_dtype('int8', 'cuda')
+    message = str(error.value)
+    assert '\n' not in message and message.startswith('dtype int8 does not run on the cuda with the torch backend')
+    assert 'int8 runs on cpu (torch), cpu (onnxruntime) (docs' in message
+
+
+@pytest.mark.parametrize('native_bf16, autocast', [(True, torch.bfloat16), (False, None)])
+def test_int8_quantizes_the_backbone_and_runs_the_rest_in_bf16_where_native(monkeypatch, native_bf16, autocast):
+    """The task's model gets int8 linear layers in its backbone's blocks and compiled blocks; what is not int8 runs
+    under bf16 autocast on a CPU with native bf16, else in fp32; the keypoints stay close to fp32's."""
+    from sapiens2.apis import build_task, init_model
+    from sapiens2.hub.model_zoo import resolve_model
+    from sapiens2.models.layers.int8_linear import Int8Linear
+    monkeypatch.setattr(devices, 'cpu_runs_bf16', lambda: native_bf16)
+    monkeypatch.setattr(devices, 'cpu_flags', lambda: ('avx2', 'avx512_vnni'))
+    assert devices.autocast_dtype('int8') == autocast
+    image = np.random.default_rng(0).integers(0, 255, (120, 90, 3), dtype=np.uint8)
+    model = init_model(*resolve_model('pose-tiny'), device='cpu')
+    reference = build_task(model, model.cfg, dtype='fp32').predict([image])[0]
+    task = build_task(model, model.cfg, dtype='int8')
+    blocks = model.backbone.blocks
+    assert not any(isinstance(m, nn.Linear) for m in blocks.modules())
+    assert sum(isinstance(m, Int8Linear) for m in blocks.modules()) == 6 * len(blocks)
+    assert model.backbone.block_runner is not None and not model.backbone.fuse_qkv
+    monkeypatch.setattr(model.backbone, 'block_runner', None)  # eager here: compiling takes a test's time
+    result = task.predict([image])[0]
+    distance = np.linalg.norm(result['keypoints'] - reference['keypoints'], axis=-1)
+    assert 0 < distance.max() and np.median(distance) < 0.5  # int8 ran, near fp32 (pixels)
 
 
 def test_the_heads_run_in_bf16(monkeypatch):

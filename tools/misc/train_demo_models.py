@@ -18,8 +18,9 @@ Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap 
 ``--skip-train`` re-evaluates checkpoints already in ``--out``; ``--shipped`` re-evaluates the checkpoints shipped in
 ``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set).
 ``--bf16`` also evaluates the checkpoint in bf16 (torch autocast, as ``sapiens2-infer --dtype bf16`` runs it; mode
-``trained_bf16`` in the card, its headline's change from fp32 printed). Each step is one child process
-(``--evaluate`` is the internal entry point of step 4).
+``trained_bf16`` in the card, its headline's change from fp32 printed); ``--int8`` with the backbone's linear layers
+in int8 and the rest in bf16 (mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). Each step is one
+child process (``--evaluate`` is the internal entry point of step 4).
 """
 import argparse
 import json
@@ -44,6 +45,8 @@ DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
 BF16_MODE = 'trained_bf16'  # the checkpoint evaluated under bf16 autocast (--bf16)
+INT8_MODE = 'trained_int8'  # ... with the backbone's linear layers in int8, the rest under bf16 autocast (--int8)
+PRECISION_MODES = dict(bf16=BF16_MODE, int8=INT8_MODE)  # flag -> mode: the checkpoint in a faster precision
 # --init shipped: iterations of training that continue from the shipped checkpoint (peak lr, warm-up), sized so that
 # --jobs 2 --threads 1 takes about 45 min of training on 2 cores (pose on one core, the other five on the other).
 CONTINUE_ITERS = dict(pose=2400, seg=1500, normal=400, pointmap=400, albedo=400, matting=600)
@@ -361,10 +364,10 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
     for module in task.imports:
         __import__(module)
     cfg = load_config(osp.join(REPO, task.config), task.data_options(data_root) if data_root else None)
-    trained = mode in ('trained', BF16_MODE)
+    trained = mode in ('trained', *PRECISION_MODES.values())
     cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if trained else cfg
     cfg.work_dir = work_dir
-    if mode == BF16_MODE:  # MMEngine's test loop autocasts to bf16 on the CPU (an outer autocast it would disable)
+    if mode in PRECISION_MODES.values():  # MMEngine's test loop autocasts to bf16 on the CPU (not an outer autocast)
         cfg.test_cfg = dict(cfg.get('test_cfg') or dict(type='TestLoop'), fp16=True)
     cfg.default_hooks.pop('checkpoint', None)
     cfg.default_hooks.pop('visualization', None)
@@ -373,6 +376,10 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
         runner = build_runner(cfg)
         if not trained:
             runner.model.init_weights()
+        if mode == INT8_MODE:  # quantized after the checkpoint is loaded (test() then skips loading it)
+            from sapiens2.models.layers.int8_linear import quantize_linears
+            runner.load_or_resume()
+            quantize_linears(runner.model.backbone)
         if mode in BASELINES:
             fit, predictor, description = BASELINES[mode][task_name]
             value = fit(cfg)
@@ -455,11 +462,12 @@ def photo_text(data: dict) -> str:
 
 
 def metrics_table(card: dict) -> List[str]:
-    """Markdown rows: every reported metric of the trained model (also in bf16 with ``--bf16``), the untrained one
-    and the baselines."""
-    bf16 = (BF16_MODE, ) if BF16_MODE in card['metrics'] else ()
-    modes = ('trained', *bf16, 'untrained', *card['baselines'])
-    lines = ['| metric | trained (fp16) | ' + ('trained, run in bf16 | ' if bf16 else '') + 'untrained | ' +
+    """Markdown rows: every reported metric of the trained model (also in bf16 / int8 with ``--bf16`` /
+    ``--int8``), the untrained one and the baselines."""
+    faster = {name: mode for name, mode in PRECISION_MODES.items() if mode in card['metrics']}
+    modes = ('trained', *faster.values(), 'untrained', *card['baselines'])
+    runs = ''.join(f'trained, run in {name} | ' for name in faster)
+    lines = ['| metric | trained (fp16) | ' + runs + 'untrained | ' +
              ' | '.join(m.replace('_', ' ') for m in card['baselines']) + ' |', '|---|' + '---|' * (len(modes))]
     for name in card['reported']:
         row = [card['metrics'][which].get(name) for which in modes]
@@ -543,7 +551,8 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
                              warmup_iters=CONTINUE_WARMUP,
                              its_card={key: start_card.get(key) for key in ('command', 'data', 'training', 'init')}))
     card['metrics'], card['baselines'] = {}, {}
-    for mode in task.modes() + ((BF16_MODE, ) if args.bf16 else ()):
+    faster = tuple(mode for name, mode in PRECISION_MODES.items() if getattr(args, name))
+    for mode in task.modes() + faster:
         print(f'==> {name}: evaluating the {mode} model', flush=True)
         result_path = osp.join(work_dir, f'eval_{mode}.json')
         command = [sys.executable, osp.abspath(__file__), '--evaluate', name, mode, '--result', result_path,
@@ -567,10 +576,11 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
     print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
           f'(target {" ".join(map(str, task.target))})', flush=True)
-    if args.bf16:
-        bf16 = card['metrics'][BF16_MODE][task.headline]
-        print(f'    {name}: {task.headline}: bf16 {bf16:.4g} vs fp32 {trained:.4g} '
-              f'({relative_change(bf16, trained):+.2%} relative)', flush=True)
+    for precision, mode in PRECISION_MODES.items():
+        if mode in faster:
+            value = card['metrics'][mode][task.headline]
+            print(f'    {name}: {task.headline}: {precision} {value:.4g} vs fp32 {trained:.4g} '
+                  f'({relative_change(value, trained):+.2%} relative)', flush=True)
     return card
 
 
@@ -614,6 +624,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--bf16', action='store_true',
                         help='also evaluate the checkpoint in bf16 (torch autocast; needs a CPU with native bf16 to '
                         'be fast), as mode trained_bf16 in the card')
+    parser.add_argument('--int8', action='store_true',
+                        help='also evaluate the checkpoint with the backbone\'s linear layers in int8 (the rest in '
+                        'bf16), as mode trained_int8 in the card')
     parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
     parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
     parser.add_argument('--photo-ratio', type=float, default=DATA['photo_ratio'],

@@ -17,11 +17,24 @@ import numpy as np
 import torch
 from torch import nn
 
+from sapiens2.models.layers.compiled_block import CompiledBlockRunner
+from sapiens2.models.layers.int8_linear import quantize_linears
 from sapiens2.utils.devices import autocast_dtype, check_dtype
 from sapiens2.visualization.panels import Panel, register_panel
 
 from ..io.output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
+
+
+def int8_backbone(model: nn.Module) -> None:
+    """Put the linear layers of ``model``'s Sapiens2 backbone in int8 and run its blocks compiled (eager int8 is
+    slower than bf16; docs/performance.md), in place; a model quantized before is left as it is."""
+    backbone = getattr(model, 'backbone', None)
+    if not isinstance(getattr(backbone, 'blocks', None), nn.ModuleList):
+        raise ValueError(f'dtype int8 with the torch backend quantizes a Sapiens2 backbone, which this model '
+                         f'({type(model).__name__}) lacks; run --dtype fp32 or bf16')
+    if quantize_linears(backbone.blocks):
+        backbone.fuse_qkv, backbone.block_runner = False, CompiledBlockRunner()
 
 
 class BaseInferenceTask:
@@ -31,7 +44,8 @@ class BaseInferenceTask:
         model: The built estimator, in eval mode, on its device.
         cfg: The model's config (mmengine ``Config``); its test pipeline is built into ``self.pipeline``.
         dtype: ``'fp32'``, or ``'bf16'``/``'fp16'`` to run the forward under autocast, where the model's device runs
-            it (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`).
+            it (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`); ``'int8'`` with the torch backend puts the
+            backbone's linear layers in int8 and compiles its blocks (:func:`int8_backbone`).
     """
     #: CLI task name and output sub-folder.
     name: str = ''
@@ -56,7 +70,10 @@ class BaseInferenceTask:
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32') -> None:
         self.model, self.cfg, self.dtype = model, cfg, dtype
-        check_dtype(dtype, self.device.type, getattr(model, 'inference_backend', 'torch'))
+        backend = getattr(model, 'inference_backend', 'torch')
+        check_dtype(dtype, self.device.type, backend)
+        if dtype == 'int8' and backend == 'torch':
+            int8_backbone(model)
         self.pipeline = inference_pipeline(cfg)
 
     @property

@@ -1,0 +1,55 @@
+"""Linear layers in int8 for CPU inference: int8 weights per output channel, int8 activations per token.
+
+Both scales are symmetric (absmax / 127); the product runs as an int8 x int8 -> int32 matrix multiply
+(``torch._int_mm``, which takes VNNI where the CPU has it). Per-token activation scales keep the error near bf16's
+on transformer activations, whose magnitude varies by token. Fast only with the blocks compiled
+(``Sapiens2(compile=True)``), where inductor fuses the quantization and the rescale into the surrounding kernels;
+docs/performance.md has the figures.
+"""
+import torch
+from torch import nn
+
+#: The int8 range used on both sides (symmetric: -127..127).
+INT8_MAX = 127.0
+
+
+def quantize_rows(x: torch.Tensor) -> tuple:
+    """``x`` (M, K) as int8 with one scale per row: (int8 (M, K), fp32 scales (M, 1))."""
+    scale = x.abs().amax(dim=-1, keepdim=True).float().clamp_min(1e-12) / INT8_MAX
+    return torch.round(x.float() / scale).clamp(-INT8_MAX, INT8_MAX).to(torch.int8), scale
+
+
+class Int8Linear(nn.Module):
+    """Inference-only replacement of an ``nn.Linear`` (:func:`quantize_linears` builds it from one)."""
+
+    def __init__(self, linear: nn.Linear) -> None:
+        super().__init__()
+        weight, scale = quantize_rows(linear.weight.detach())  # (N, K) int8, (N, 1)
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        self.register_buffer('weight_t', weight.t().contiguous())  # (K, N): _int_mm's right operand
+        self.register_buffer('weight_scale', scale.t().contiguous())  # (1, N)
+        bias = linear.bias.detach().float() if linear.bias is not None else None
+        self.register_buffer('bias', bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x.reshape(-1, self.in_features)  # (M, K)
+        values, scale = quantize_rows(rows)
+        out = torch._int_mm(values, self.weight_t).float() * (scale * self.weight_scale)  # (M, N)
+        if self.bias is not None:
+            out = out + self.bias
+        return out.to(x.dtype).reshape(*x.shape[:-1], self.out_features)
+
+    def extra_repr(self) -> str:
+        return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
+
+
+def quantize_linears(module: nn.Module) -> int:
+    """Replace every ``nn.Linear`` inside ``module`` by an :class:`Int8Linear`, in place; returns how many."""
+    count = 0
+    for name, child in module.named_children():
+        if isinstance(child, nn.Linear):
+            setattr(module, name, Int8Linear(child))
+            count += 1
+        else:
+            count += quantize_linears(child)
+    return count

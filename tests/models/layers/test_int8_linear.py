@@ -1,0 +1,47 @@
+import pytest
+import torch
+from torch import nn
+
+from sapiens2.models import Sapiens2
+from sapiens2.models.layers.int8_linear import Int8Linear, quantize_linears, quantize_rows
+
+
+def relative_l2(out: torch.Tensor, ref: torch.Tensor) -> float:
+    return float((out.float() - ref.float()).norm() / ref.float().norm())
+
+
+def test_rows_are_scaled_to_the_int8_range_and_back_within_half_a_step():
+    x = torch.randn(5, 33) * torch.tensor([[0.01], [1.0], [100.0], [3.0], [0.5]])  # rows of very different sizes
+    values, scale = quantize_rows(x)
+    assert values.dtype == torch.int8 and scale.shape == (5, 1)
+    assert values.abs().amax(dim=1).tolist() == [127] * 5  # each row uses the whole range
+    assert torch.all((values.float() * scale - x).abs() <= scale / 2 + 1e-6)
+
+
+@pytest.mark.parametrize('bias', [True, False])
+@pytest.mark.parametrize('shape', [(1, 5, 3), (2, 7, 40, 24)])
+def test_an_int8_linear_is_close_to_its_float_layer_and_keeps_the_input_dtype(bias, shape):
+    torch.manual_seed(0)
+    linear = nn.Linear(shape[-2], shape[-1], bias=bias)
+    x = torch.randn(*shape[:-2], 9, shape[-2])
+    int8 = Int8Linear(linear)
+    with torch.no_grad():
+        ref, out = linear(x), int8(x)
+        assert out.shape == ref.shape and out.dtype == torch.float32
+        assert relative_l2(out, ref) < 0.02
+        assert int8(x.bfloat16()).dtype == torch.bfloat16
+    assert int8.weight_t.dtype == torch.int8 and (int8.bias is None) == (not bias)
+
+
+def test_quantize_linears_replaces_every_linear_of_the_blocks_and_the_features_stay_close():
+    torch.manual_seed(0)
+    backbone = Sapiens2(arch='sapiens2_tiny', img_size=(64, 48), out_type='featmap').eval()
+    backbone.init_weights()
+    x = torch.randn(1, 3, 64, 48)
+    with torch.no_grad():
+        ref = backbone(x)[-1]
+        linears = sum(isinstance(m, nn.Linear) for m in backbone.blocks.modules())
+        assert quantize_linears(backbone.blocks) == linears == 6 * len(backbone.blocks)  # q, k, v, proj, w12, w3
+        assert not any(isinstance(m, nn.Linear) for m in backbone.blocks.modules())
+        out = backbone(x)[-1]
+    assert 0 < relative_l2(out, ref) < 0.03
