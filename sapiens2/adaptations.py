@@ -11,6 +11,7 @@ import importlib
 import importlib.abc
 import importlib.metadata
 import importlib.util
+import logging
 import os.path as osp
 import re
 import sys
@@ -481,6 +482,17 @@ def _silence_mmseg_draw_false_notice() -> None:
                             category=UserWarning, module=r'mmseg\.engine\.hooks\.visualization_hook$')
 
 
+# --- torch -----------------------------------------------------------------------------------------------------------
+
+class _DropNoCudaRuntimeNotice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith('No CUDA runtime is found')
+
+
+def _silence_torch_no_cuda_runtime_notice() -> None:
+    logging.getLogger('torch.utils.cpp_extension').addFilter(_DropNoCudaRuntimeNotice())
+
+
 ADAPTATIONS: List[Adaptation] = [
     # First: later adaptations import MMEngine modules that can import pkg_resources.
     Adaptation(
@@ -605,6 +617,12 @@ ADAPTATIONS: List[Adaptation] = [
         'os.replace, never through a symbolic link (sapiens2.engine.atomic_save), instead of PIL\'s save to the '
         'path.',
         _write_seg_label_maps_safely),
+    Adaptation(
+        'quiet-torch-no-cuda-runtime', 'torch', ('2.14.*', ),
+        "Hides torch's `No CUDA runtime is found, using CUDA_HOME=...` log line, which a CUDA build of torch prints "
+        'on a machine without a GPU when torch.compile first builds CPU kernels (--dtype int8, compile=True); '
+        'nothing is wrong and nothing needs CUDA there.',
+        _silence_torch_no_cuda_runtime_notice),
     Adaptation(
         'quiet-mmseg-build-loss', 'mmsegmentation', ('1.2.2', ),
         "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "

@@ -1,4 +1,5 @@
 """Each change sapiens2 makes to MMEngine's behaviour (sapiens2.adaptations) does what it says, once."""
+import logging
 import os.path as osp
 
 import numpy as np
@@ -88,6 +89,15 @@ def test_pkg_resources_notice_is_hidden_only_from_mmengine():
     assert [(str(w.message)[:14], w.filename) for w in caught] == [
         ('pkg_resources ', 'someone.else.py'), ('pkg_resources ', 'mmengine.utils.package_utils2.py'),
         ('another warnin', 'x.py')]
+
+
+def test_torchs_no_cuda_runtime_notice_is_hidden_and_its_other_lines_kept(caplog):
+    adaptations.apply_adaptations()
+    logger = logging.getLogger('torch.utils.cpp_extension')
+    with caplog.at_level(logging.WARNING, logger='torch.utils.cpp_extension'):
+        logger.warning("No CUDA runtime is found, using CUDA_HOME='%s'", '/usr/local')
+        logger.warning('Something else about extensions')
+    assert [r.getMessage() for r in caplog.records] == ['Something else about extensions']
 
 
 @pytest.mark.parametrize('adapted', [False, True])
