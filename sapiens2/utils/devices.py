@@ -144,8 +144,8 @@ def _cpuinfo_field(names: Sequence[str]) -> str:
 def _check_cpu_bf16() -> None:
     if not cpu_runs_bf16():
         raise ValueError('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX, which this one lacks (torch '
-                         'would emulate bf16, slower than fp32); run --dtype fp32, or --dtype int8 (docs/inference.md: '
-                         'devices and dtypes)')
+                         'would emulate bf16, slower than fp32); run --dtype fp32, or int8: --dtype int8 on a CPU with '
+                         f'VNNI, else {INT8_STEPS} (docs/inference.md: devices and dtypes)')
 
 
 def _check_cpu_int8() -> None:

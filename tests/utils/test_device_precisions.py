@@ -33,7 +33,7 @@ def test_bf16_on_a_cpu_without_native_bf16_is_one_line(cpu_flags):
         check_dtype('bf16', 'cpu')
     message = str(error.value)
     assert '\n' not in message and message.startswith('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX')
-    assert 'run --dtype fp32, or --dtype int8' in message
+    assert 'run --dtype fp32, or int8: --dtype int8 on a CPU with VNNI, else export the model first' in message
     check_dtype('fp32', 'cpu')
     check_dtype('bf16', 'cuda')  # the GPU is not the CPU
 
