@@ -104,16 +104,16 @@ def test_pointmap_outputs_share_one_validity_mask(tmp_path):
 
 def test_device_and_dtype_table():
     from sapiens2.utils.devices import DTYPES, check_dtype, resolve_device
-    assert DTYPES == ('fp32', 'bf16', 'fp16', 'int8')
+    assert DTYPES == ('fp32', 'bf16', 'int8', 'fp16')
     with mock.patch('sapiens2.utils.devices.cpu_runs_bf16', return_value=True):  # a CPU with AVX512-BF16 or AMX
         check_dtype('bf16', 'cpu')
     check_dtype('fp16', 'cuda:1')
     check_dtype('int8', 'cpu', backend='onnxruntime')
-    with pytest.raises(ValueError, match=r"dtype 'int4' is not known; dtypes: fp32, bf16, fp16, int8"):
+    with pytest.raises(ValueError, match=r"dtype 'int4' is not known; dtypes: fp32, bf16, int8, fp16"):
         check_dtype('int4', 'cpu')
-    with pytest.raises(ValueError, match=r'dtype int8 does not run on the cpu with the torch backend, which runs '
-                                         r'fp32, bf16; int8 runs on cpu \(onnxruntime\)'):
-        check_dtype('int8', 'cpu')
+    with pytest.raises(ValueError, match=r'dtype int8 does not run on the cuda with the torch backend, which runs '
+                                         r'fp32, fp16, bf16; int8 runs on cpu \(torch\), cpu \(onnxruntime\)'):
+        check_dtype('int8', 'cuda')
     with pytest.raises(ValueError, match=r"backend 'tensorrt' is not known; backends: onnxruntime, torch"):
         check_dtype('fp32', 'cpu', backend='tensorrt')
     with mock.patch('torch.cuda.is_available', return_value=False):
