@@ -186,15 +186,6 @@ def autocasts(peer: str) -> bool:
     return peer in AUTOCAST_PEERS or (peer == INT8_PEER and cpu_runs_bf16())
 
 
-def int8_backbone(backbone: Sapiens2) -> Sapiens2:
-    """A copy of ``backbone`` with int8 linear layers in its blocks, run compiled (eager int8 is not faster)."""
-    from sapiens2.models.layers.int8_linear import quantize_linears
-    copied = copy.deepcopy(backbone)
-    quantize_linears(copied.blocks)
-    copied.fuse_qkv, copied.block_runner = False, CompiledBlockRunner()
-    return copied
-
-
 def set_fast(backbone: Sapiens2, fast: bool) -> None:
     backbone.fuse_qkv = fast
     backbone.block_runner = CompiledBlockRunner() if fast and backbone.block_runner is None else (
@@ -234,7 +225,9 @@ def main(argv=None) -> None:
     theirs = build_peer(backbone)
     bf16w = 'transformers-bf16w' in peers  # transformers with bf16 weights, as torch_dtype=torch.bfloat16 loads it
     theirs_bf16 = copy.deepcopy(theirs).to(torch.bfloat16) if bf16w else None
-    backbone_int8 = int8_backbone(backbone) if INT8_PEER in peers else None
+    backbone_int8 = copy.deepcopy(backbone) if INT8_PEER in peers else None  # as --dtype int8 runs it
+    if backbone_int8 is not None:
+        backbone_int8.quantize_int8()
     grid = backbone.patch_resolution
     heads: Dict[str, Dict[str, nn.Module]] = {}
     for task in (t for t in args.tasks if t != 'backbone'):

@@ -377,9 +377,8 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
         if not trained:
             runner.model.init_weights()
         if mode == INT8_MODE:  # quantized after the checkpoint is loaded (test() then skips loading it)
-            from sapiens2.models.layers.int8_linear import quantize_linears
             runner.load_or_resume()
-            quantize_linears(runner.model.backbone)
+            runner.model.backbone.quantize_int8(compile=False)
         if mode in BASELINES:
             fit, predictor, description = BASELINES[mode][task_name]
             value = fit(cfg)

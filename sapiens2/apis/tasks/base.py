@@ -17,8 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from sapiens2.models.layers.compiled_block import CompiledBlockRunner
-from sapiens2.models.layers.int8_linear import quantize_linears
+from sapiens2.models.backbones import Sapiens2
 from sapiens2.utils.devices import autocast_dtype, check_dtype
 from sapiens2.visualization.panels import Panel, register_panel
 
@@ -27,14 +26,13 @@ from ..pipeline import inference_pipeline, run_test_step
 
 
 def int8_backbone(model: nn.Module) -> None:
-    """Put the linear layers of ``model``'s Sapiens2 backbone in int8 and run its blocks compiled (eager int8 is
-    slower than bf16; docs/performance.md), in place; a model quantized before is left as it is."""
+    """Put ``model``'s Sapiens2 backbone in int8, compiled (:meth:`Sapiens2.quantize_int8`), in place: the model
+    computes int8 from then on, whichever task runs it."""
     backbone = getattr(model, 'backbone', None)
-    if not isinstance(getattr(backbone, 'blocks', None), nn.ModuleList):
+    if not isinstance(backbone, Sapiens2):
         raise ValueError(f'dtype int8 with the torch backend quantizes a Sapiens2 backbone, which this model '
                          f'({type(model).__name__}) lacks; run --dtype fp32 or bf16')
-    if quantize_linears(backbone.blocks):
-        backbone.fuse_qkv, backbone.block_runner = False, CompiledBlockRunner()
+    backbone.quantize_int8()
 
 
 class BaseInferenceTask:
@@ -74,6 +72,8 @@ class BaseInferenceTask:
         check_dtype(dtype, self.device.type, backend)
         if dtype == 'int8' and backend == 'torch':
             int8_backbone(model)
+        # once (for int8 it reads the CPU's features); an onnxruntime model's precision is its file's
+        self._autocast_dtype = autocast_dtype(dtype) if backend == 'torch' else None
         self.pipeline = inference_pipeline(cfg)
 
     @property
@@ -84,7 +84,7 @@ class BaseInferenceTask:
 
     def autocast(self):
         """Autocast context for the forward (a no-op for fp32)."""
-        dtype = autocast_dtype(self.dtype)
+        dtype = self._autocast_dtype
         return torch.autocast(self.device.type, dtype=dtype, enabled=dtype is not None)
 
     def test_step(self, data_infos: Sequence[dict]) -> list:

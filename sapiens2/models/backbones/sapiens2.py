@@ -18,6 +18,7 @@ from ..layers import (
     rope_dtype_from_name,
 )
 from ..layers.compiled_block import CompiledBlockRunner
+from ..layers.int8_linear import quantize_linears
 
 ARCH_SETTINGS: Dict[str, Dict[str, int]] = {
     'sapiens2_nano': dict(embed_dims=64, num_layers=2, num_heads=2, feedforward_channels=256, num_tokenizer_layers=1),
@@ -240,6 +241,14 @@ class Sapiens2(BaseModule):
         for param in (self.cls_token, self.storage_tokens):
             if param is not None:
                 param.requires_grad = False
+
+    def quantize_int8(self, compile: bool = True) -> None:
+        """Put the blocks' linear layers in int8 (:mod:`..layers.int8_linear`), in place, and run the blocks
+        compiled (eager int8 is slower than bf16; ``compile=False`` for accuracy checks); for CPU inference only."""
+        quantize_linears(self.blocks)
+        self.fuse_qkv = False  # the fused q/k/v weight is float; the int8 layers quantize q, k and v themselves
+        if compile and self.block_runner is None:
+            self.block_runner = CompiledBlockRunner()
 
     def train(self, mode: bool = True) -> 'Sapiens2':
         super().train(mode)

@@ -45,3 +45,12 @@ def test_quantize_linears_replaces_every_linear_of_the_blocks_and_the_features_s
         assert not any(isinstance(m, nn.Linear) for m in backbone.blocks.modules())
         out = backbone(x)[-1]
     assert 0 < relative_l2(out, ref) < 0.03
+
+
+def test_a_backbone_in_int8_compiles_its_blocks_unless_asked_not_to():
+    backbone = Sapiens2(arch='sapiens2_tiny', img_size=(64, 48), fuse_qkv=True).eval()
+    backbone.quantize_int8(compile=False)
+    assert not backbone.fuse_qkv and backbone.block_runner is None
+    assert sum(isinstance(m, Int8Linear) for m in backbone.blocks.modules()) == 6 * len(backbone.blocks)
+    backbone.quantize_int8()  # again: nothing left to quantize, and now compiled
+    assert backbone.block_runner is not None
