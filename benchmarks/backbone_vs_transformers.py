@@ -32,7 +32,8 @@ and over transformers' fastest correct peer (``vs best``: the fastest of ``trans
 the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
 backbone's largest shape timed in the same repeats, and how far each output is from ours (max abs and relative
 L2; for seg also the share of pixels with the same label). ``--profile`` adds a profile by op of one backbone
-forward of ``ours`` and ``ours-fast``, and with ONNX Runtime peers the share of time of each ONNX op type in one run.
+forward of each of our torch peers asked for, and with ONNX Runtime peers the share of time of each ONNX op type
+in one run.
 """
 import argparse
 import copy
@@ -356,11 +357,11 @@ def main(argv=None) -> None:
     if args.profile:
         print('\n'.join(profiles))
         from torch.profiler import ProfilerActivity, profile
-        for peer in (p for p in ('ours', *FAST_PEERS) if p in peers):
+        for peer in (p for p in ('ours', 'ours-bf16', *FAST_PEERS, INT8_PEER) if p in peers):
             with profile(activities=[ProfilerActivity.CPU]) as prof:
                 run_backbone(peer)
             print(f'profile of one {peer} backbone forward')
-            print(prof.key_averages().table(sort_by='self_cpu_time_total', row_limit=12))
+            print(prof.key_averages().table(sort_by='self_cpu_time_total', row_limit=12, max_name_column_width=60))
 
 
 if __name__ == '__main__':

@@ -105,14 +105,17 @@ def test_written_checkpoint_embeds_the_config_and_loads_strictly(tmp_path):
     json.dumps(info)
 
 
-def test_photo_ratio_reaches_the_data_and_the_card(monkeypatch):
-    monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--photo-ratio', '0.5', '--tasks', 'seg'])
+def test_photo_ratio_and_clothes_reach_the_data_and_the_card(monkeypatch):
+    monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--photo-ratio', '0.5', '--patterned-clothes', '--tasks',
+                                     'seg'])
     args = tool.parse_args()
     assert args.photo_ratio == 0.5 and tool.DATA['photo_ratio'] == 0.0  # rooms only unless asked
-    assert tool.photo_text(dict(tool.DATA)) == ''
-    assert tool.photo_text(dict(tool.DATA, photo_ratio=0.5)) == ', 50% of the images over real photos (the package ' \
+    assert args.patterned_clothes and not tool.DATA['patterned_clothes']
+    assert tool.data_text(dict(tool.DATA)) == ''
+    assert tool.data_text(dict(tool.DATA, photo_ratio=0.5)) == ', 50% of the images over real photos (the package ' \
         'photos)'
-    assert 'photos/mine' in tool.photo_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))
+    assert 'photos/mine' in tool.data_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))
+    assert tool.data_text(dict(tool.DATA, patterned_clothes=True)) == ', patterned clothes'
 
 
 def test_a_bf16_or_int8_evaluation_gets_its_column_and_relative_change():

@@ -7,6 +7,8 @@ Example:
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_photos --photo-ratio 0.5
     # textured many-coloured rooms and coloured light: no colour shortcut for self-supervised pretraining
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_rich --scene-variety rich
+    # prints and folds on the clothes: people that look less like mannequins
+    python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_clothes --patterned-clothes
 """
 import argparse
 import sys
@@ -35,6 +37,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help='plain: one colour per wall and floor under white light; rich: textured rooms in several '
                         'colours each, distractor objects and coloured light varying over the image, so that no '
                         'colour statistic tells scenes apart (same people, labels and scene properties)')
+    parser.add_argument('--patterned-clothes', action='store_true',
+                        help='print stripes, checks, dots, bricks or grain and draw fabric folds on the garments '
+                        '(the albedo carries the prints; same people, labels and scene properties)')
     parser.add_argument('--overwrite', action='store_true',
                         help='render again even if --out holds this configuration, or write into a non-empty folder '
                         'that holds no SynthHumans set; only files listed in an existing set\'s manifest.json are '
@@ -49,7 +54,7 @@ def main(argv=None) -> None:
         ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed,
                            overwrite=args.overwrite, verbose=True, rgb_only=args.rgb_only,
                            photo_ratio=args.photo_ratio, photo_folder=args.photo_folder,
-                           scene_variety=args.scene_variety)
+                           scene_variety=args.scene_variety, patterned_clothes=args.patterned_clothes)
     except (SynthHumansFolderError, ValueError) as e:  # ValueError: a bad --size or --photo-*, or no photos
         sys.exit(f'error: {e}')
     print(f'SynthHumans ready in {args.out} ({time.perf_counter() - start:.1f} s)')

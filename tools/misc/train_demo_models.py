@@ -2,7 +2,7 @@
 
 Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
        [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
-       [--photo-ratio 0.5 [--photo-folder DIR]]
+       [--photo-ratio 0.5 [--photo-folder DIR]] [--patterned-clothes]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
 2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured;
@@ -40,7 +40,7 @@ import numpy as np
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # The SynthHumans set of the demo configs: 2000 training and 200 validation images at 384x288, seed 0, all over
 # rendered rooms (--photo-ratio puts a share of them over real photos, docs/synthhumans.md).
-DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0, photo_ratio=0.0)
+DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0, photo_ratio=0.0, patterned_clothes=False)
 DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
@@ -438,7 +438,7 @@ def card_markdown(card: dict) -> str:
              f'{card["checkpoint"]["file_bytes"] / 1e6:.2f} MB.', '',
              f'Data: SynthHumans (renderer {card["data"]["renderer_version"]}), {card["data"]["num_train"]} '
              f'training and {card["data"]["num_val"]} validation images at {card["data"]["size"]} (H, W), seed '
-             f'{card["data"]["seed"]}{photo_text(card["data"])}; training samples: '
+             f'{card["data"]["seed"]}{data_text(card["data"])}; training samples: '
              f'{card["data"]["train_samples"]}.', '',
              f'Training: `{card["command"]}` (seed {card["seed"]}, {card["training"]["iterations"]} iterations, '
              f'batch {card["training"]["batch_size"]}), {card["training"]["wall_s"]:.0f} s wall, '
@@ -452,12 +452,15 @@ def card_markdown(card: dict) -> str:
     return '\n'.join(lines)
 
 
-def photo_text(data: dict) -> str:
-    """How much of the set is over real photos (docs/synthhumans.md), for the card; nothing for rooms only."""
+def data_text(data: dict) -> str:
+    """How much of the set is over real photos, and whether the clothes are patterned (docs/synthhumans.md), for the
+    card; nothing for plain rooms and clothes."""
     ratio = data.get('photo_ratio', 0.0)
+    clothes = ', patterned clothes' if data.get('patterned_clothes') else ''
     if not ratio:
-        return ''
-    return f', {ratio:.0%} of the images over real photos ({data.get("photo_folder") or "the package photos"})'
+        return clothes
+    photos = data.get('photo_folder') or 'the package photos'
+    return f', {ratio:.0%} of the images over real photos ({photos})' + clothes
 
 
 def metrics_table(card: dict) -> List[str]:
@@ -631,6 +634,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--photo-ratio', type=float, default=DATA['photo_ratio'],
                         help='share of the images over real photos (make_synthhumans.py --photo-ratio)')
     parser.add_argument('--photo-folder', default=None, help='scene photos of your own (no people) for --photo-ratio')
+    parser.add_argument('--patterned-clothes', action='store_true',
+                        help='prints and folds on the garments (make_synthhumans.py --patterned-clothes)')
     parser.add_argument('--evaluate', nargs=2, metavar=('TASK', 'MODE'), help=argparse.SUPPRESS)
     parser.add_argument('--checkpoint', help=argparse.SUPPRESS)
     parser.add_argument('--result', help=argparse.SUPPRESS)
@@ -654,7 +659,8 @@ def main() -> int:
     if args.threads:
         env['OMP_NUM_THREADS'] = str(args.threads)
     start = time.time()
-    data = dict(DATA, num_train=args.num_train, num_val=args.num_val, photo_ratio=args.photo_ratio)
+    data = dict(DATA, num_train=args.num_train, num_val=args.num_val, photo_ratio=args.photo_ratio,
+                patterned_clothes=args.patterned_clothes)
     if args.photo_folder:
         data['photo_folder'] = args.photo_folder
     print(f'==> SynthHumans in {shown(data_root)} ({data})', flush=True)

@@ -25,12 +25,14 @@ RENDERER_VERSION = 5
 SPLITS = {'train': 0, 'val': 1}
 
 
-def scene_for(seed: int, split: str, index: int, size: Tuple[int, int], scene_variety: str = 'plain') -> Scene:
+def scene_for(seed: int, split: str, index: int, size: Tuple[int, int], scene_variety: str = 'plain',
+              patterned_clothes: bool = False) -> Scene:
     """The scene of sample ``index`` of ``split``; independent of the split sizes and of other samples. Its people,
-    camera and scene properties do not depend on ``scene_variety`` (see :data:`.scene.SCENE_VARIETIES`)."""
+    camera and scene properties do not depend on ``scene_variety`` (see :data:`.scene.SCENE_VARIETIES`) or
+    ``patterned_clothes``."""
     if split not in SPLITS:
         raise ValueError(f'unknown SynthHumans split {split!r}; expected one of {sorted(SPLITS)}')
-    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size, scene_variety)
+    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size, scene_variety, patterned_clothes)
 
 
 def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, ...]:
@@ -42,18 +44,20 @@ def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, 
 
 
 def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool,
-                   photo_ratio: float = 0.0, photos: Tuple[str, ...] = (), scene_variety: str = 'plain') -> dict:
+                   photo_ratio: float = 0.0, photos: Tuple[str, ...] = (), scene_variety: str = 'plain',
+                   patterned_clothes: bool = False) -> dict:
     if scene_variety not in SCENE_VARIETIES:
         raise ValueError(f'scene_variety (--scene-variety) must be one of {SCENE_VARIETIES}, got {scene_variety!r}')
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
                 size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only),
                 photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None,
-                scene_variety=scene_variety)
+                scene_variety=scene_variety, patterned_clothes=bool(patterned_clothes))
 
 
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
                          seed: int = 0, verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
-                         photo_folder: Optional[str] = None, scene_variety: str = 'plain') -> str:
+                         photo_folder: Optional[str] = None, scene_variety: str = 'plain',
+                         patterned_clothes: bool = False) -> str:
     """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
@@ -69,10 +73,12 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     ``scene_variety='rich'`` renders textured rooms in several colours with distractor objects, and coloured light
     that varies over the image, instead of one colour per wall and floor under white light (no colour shortcut for
     self-supervised learning, docs/synthhumans.md); the people, their labels and the scene properties stay the same.
+    ``patterned_clothes`` prints patterns and folds on the garments (:mod:`.clothes`); the albedo carries the prints.
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
-    config = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, (), scene_variety)
+    config = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, (), scene_variety,
+                            patterned_clothes)
     paths = _photo_paths(photo_ratio, photo_folder)
     photos = load_photos(paths) if paths else ()
     if osp.isdir(root) and os.listdir(root):
@@ -84,7 +90,7 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         images, annotations, properties = [], [], []
         for i in range(count):
             name = f'{i:06d}'
-            scene = scene_for(seed, split, i, tuple(size), scene_variety)
+            scene = scene_for(seed, split, i, tuple(size), scene_variety, patterned_clothes)
             background = background_for(scene, photos, photo_ratio)
             if rgb_only:
                 files.append(write_image(root, split, name, render_image(scene, background)))
@@ -104,6 +110,8 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
                     photo_files=[osp.basename(p) for p in paths], files=[osp.relpath(f, root) for f in files])
     if scene_variety == 'plain':  # the manifest of a plain set stays that of earlier versions, byte for byte
         del manifest['scene_variety']
+    if not patterned_clothes:
+        del manifest['patterned_clothes']
     atomic_write_text(osp.join(root, MANIFEST), json.dumps(manifest, indent=1))
     return root
 
@@ -144,12 +152,13 @@ def _files_to_replace(root: str, wanted: dict, overwrite: bool) -> Optional[List
 def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num_val: int = 64,
                        size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
                        verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
-                       photo_folder: Optional[str] = None, scene_variety: str = 'plain') -> str:
+                       photo_folder: Optional[str] = None, scene_variety: str = 'plain',
+                       patterned_clothes: bool = False) -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
     A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
     size, seed, ``rgb_only``: images only, ``photo_ratio`` and the bytes of the background photos,
-    ``scene_variety``, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
+    ``scene_variety``, ``patterned_clothes``, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
     with another configuration, or any set with ``overwrite``, is replaced: only the files its manifest lists are
     removed (then the folders this left empty), nothing else. A folder that is not empty and holds no set is
     refused, unless ``overwrite``: the set is then added next to its
@@ -159,7 +168,7 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
     concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
     wanted = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio,
-                            _photo_paths(photo_ratio, photo_folder), scene_variety)
+                            _photo_paths(photo_ratio, photo_folder), scene_variety, patterned_clothes)
     if osp.isdir(root) and not overwrite:
         manifest = read_manifest(root)
         if manifest is not None and configuration(manifest) == wanted:
@@ -175,7 +184,8 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
         tmp = tempfile.mkdtemp(prefix=osp.basename(root_abs) + '.tmp-', dir=parent)
         try:
             generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only,
-                                 photo_ratio=photo_ratio, photo_folder=photo_folder, scene_variety=scene_variety)
+                                 photo_ratio=photo_ratio, photo_folder=photo_folder, scene_variety=scene_variety,
+                                 patterned_clothes=patterned_clothes)
             if osp.lexists(root_abs):
                 install_set(tmp, root, replaced)
             else:

@@ -11,10 +11,10 @@ from typing import List, Optional
 
 MANIFEST = 'manifest.json'
 CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only', 'photo_ratio', 'photos',
-               'scene_variety')
+               'scene_variety', 'patterned_clothes')
 # Keys added after the first manifests were written, with the value that those older manifests mean (``photos``: the
 # SHA-256 of the background photos, None without them).
-CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None, scene_variety='plain')
+CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None, scene_variety='plain', patterned_clothes=False)
 
 
 class SynthHumansFolderError(FileExistsError):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .background import render_background, sensor_noise
 from .body import build_person
+from .clothes import print_clothes
 from .keypoints import keypoint_visibility
 from .matte import antialiased_layer, hair_layer, motion_blur, over
 from .metainfo import seg_ids
@@ -104,6 +105,9 @@ def _draw(scene: Scene, models: list, background: Optional[np.ndarray] = None) -
         raise ValueError(f'a background must be {tuple(cam.size)} BGR uint8, got {background.shape} {background.dtype}')
     noise = sensor_noise(scene.background_seed, cam.size, scene.background_flip)
     shade = light_shading(ras.normal, light)
+    if scene.patterned_clothes:
+        albedo, folds = print_clothes(scene.background_seed, cam.size, scene.background_flip, seg, instance, albedo)
+        shade = shade * folds[..., None]
     alpha, premult = antialiased_layer(prims, K, cam.size, ras.prim, albedo * shade, colors, light)
     shells = _hair_shells(prims, scene, seg, instance)
     alpha, premult = over(*hair_layer(shells, K, cam.size, ras.depth, light), alpha, premult)

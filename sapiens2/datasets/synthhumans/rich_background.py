@@ -31,7 +31,7 @@ def _colour_mix(rng: np.random.Generator, size: Tuple[int, int], colours: np.nda
     return colours[np.searchsorted(edges, field)]
 
 
-def _pattern(rng: np.random.Generator, size: Tuple[int, int]) -> np.ndarray:
+def pattern(rng: np.random.Generator, size: Tuple[int, int]) -> np.ndarray:
     """A procedural texture mask (H, W) in [0, 1]: bricks, stripes at an angle, dots, checks or grain."""
     height, width = size
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
@@ -126,7 +126,7 @@ def render_rich_background(seed: int, size: Tuple[int, int], flip: bool = False)
     rng = np.random.default_rng([seed, 5])
     height, width = size
     horizon = int(rng.uniform(0.3, 0.75) * height)
-    canvas = _surface(rng, size, _pattern(rng, size))
+    canvas = _surface(rng, size, pattern(rng, size))
     canvas[horizon:] = _surface(rng, size, _floor_pattern(rng, size, horizon))[horizon:]
     canvas = np.ascontiguousarray(canvas)
     _distractors(rng, canvas, horizon)

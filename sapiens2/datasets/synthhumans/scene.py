@@ -65,6 +65,7 @@ class Scene:
     background_flip: bool = False
     motion_blur: Tuple[float, float] = (0.0, 0.0)  # (length in pixels, angle in [0, pi) from the image x axis)
     variety: str = 'plain'  # 'plain' or 'rich' (see SCENE_VARIETIES)
+    patterned_clothes: bool = False  # prints and folds on the garments (.clothes)
 
 
 def mirror_scene(scene: Scene) -> Scene:
@@ -100,12 +101,14 @@ def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
     return cols - cols.mean() + 0.5 + rng.uniform(-0.08, 0.08)
 
 
-def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str = 'plain') -> Scene:
+def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str = 'plain',
+                 patterned_clothes: bool = False) -> Scene:
     """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H.
 
     Loose hair (for people with hair) and a motion blur of the people (15 % of the scenes, 1-3 % of H long) are drawn
     last, so they leave every other draw unchanged; so are the light colours of a ``variety='rich'`` scene, whose
     people, camera and scene properties are those of the plain scene from the same ``rng`` (see SCENE_VARIETIES).
+    ``patterned_clothes`` draws nothing from ``rng`` either: the prints follow from the scene's background seed.
     """
     if variety not in SCENE_VARIETIES:
         raise ValueError(f'scene variety must be one of {SCENE_VARIETIES}, got {variety!r}')
@@ -136,4 +139,4 @@ def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str =
     if variety == 'rich':
         light = sample_rich_light(rng, light)
     return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=background_seed, motion_blur=blur,
-                 variety=variety)
+                 variety=variety, patterned_clothes=patterned_clothes)
