@@ -13,7 +13,16 @@ import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_write_text
 
-from .manifest import MANIFEST, SynthHumansFolderError, configuration, install_set, owned_files, read_manifest
+from .manifest import (
+    CONFIG_DEFAULTS,
+    MANIFEST,
+    OMITTED_AT_DEFAULT,
+    SynthHumansFolderError,
+    configuration,
+    install_set,
+    owned_files,
+    read_manifest,
+)
 from .photos import background_for, load_photos, photo_paths, photos_digest
 from .properties import scene_properties, write_properties
 from .render import render_image, render_scene
@@ -108,10 +117,9 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
             files.append(write_properties(root, split, properties))
     manifest = dict(config, photos=photos_digest(paths) if paths else None,
                     photo_files=[osp.basename(p) for p in paths], files=[osp.relpath(f, root) for f in files])
-    if scene_variety == 'plain':  # the manifest of a plain set stays that of earlier versions, byte for byte
-        del manifest['scene_variety']
-    if not patterned_clothes:
-        del manifest['patterned_clothes']
+    for key in OMITTED_AT_DEFAULT:
+        if manifest[key] == CONFIG_DEFAULTS[key]:
+            del manifest[key]
     atomic_write_text(osp.join(root, MANIFEST), json.dumps(manifest, indent=1))
     return root
 
