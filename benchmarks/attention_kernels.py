@@ -4,8 +4,9 @@ Usage: OMP_NUM_THREADS=2 python benchmarks/attention_kernels.py [--tokens 3072] 
 
 Attention is the part of the 0.4b backbone that int8 linear layers do not touch (docs/performance.md, "Where the
 int8 time goes"): this prints, per dtype, torch's fused CPU kernel (``scaled_dot_product_attention``), the same
-product unfused (QK^T, softmax, PV, each timed alone), and compiled ``flex_attention``, with each one's error
-against fp32 SDPA and its rate in GFLOP/s (4 N^2 d per head).
+product unfused (QK^T, softmax, PV, each timed alone), compiled ``flex_attention``, and in bf16 the project's blocked
+kernel (``sapiens2/models/layers/cpu_attention.py``, what the backbone runs in bf16 on the CPU), with each one's
+error against fp32 SDPA and its rate in GFLOP/s (4 N^2 d per head).
 """
 import argparse
 import time
@@ -13,6 +14,8 @@ from typing import Callable, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
+
+from sapiens2.models.layers.cpu_attention import self_attention
 
 
 def best_of(fn: Callable[[], torch.Tensor], repeats: int) -> float:
@@ -52,6 +55,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             scores = qd @ kd.transpose(-1, -2)
             rows = {'SDPA (fused CPU kernel)': lambda: F.scaled_dot_product_attention(qd, kd, vd),
                     'unfused': lambda: unfused(qd, kd, vd), 'flex_attention, compiled': lambda: flex(qd, kd, vd)}
+            if dtype == torch.bfloat16:
+                rows['blocked (sapiens2, the backbone\'s bf16 path)'] = lambda: self_attention(qd, kd, vd)
             for name, fn in rows.items():
                 seconds = best_of(fn, args.repeats)
                 error = ((fn().float() - reference).norm() / reference.norm()).item()

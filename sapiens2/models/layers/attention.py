@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .cpu_attention import self_attention
 from .layer_scale import LayerScale
 from .rmsnorm import RMSNorm
 from .rope import RopeTables, apply_rope
@@ -86,7 +87,7 @@ class Attention(nn.Module):
         if rope is not None:
             # RoPE is per-head elementwise, so rotating the kv heads before the GQA expansion is equivalent.
             q, k = apply_rope(q, rope), apply_rope(k, rope)
-        out = F.scaled_dot_product_attention(q, k, v, enable_gqa=self.num_kv_heads != self.num_heads)
+        out = self_attention(q, k, v, enable_gqa=self.num_kv_heads != self.num_heads)
         return out.transpose(1, 2).reshape(batch, tokens, channels)
 
 
