@@ -13,16 +13,16 @@ QUERY_BLOCK = 256  # rows of scores per product: 256 x 3072 bf16 scores (1.5 MiB
 MIN_TOKENS = 128  # shorter sequences (the 4K tokenizer's 17-token windows, 128 per batch) stay on the batched kernel
 
 
-def uses_blocked_attention(q: torch.Tensor) -> bool:
-    """Whether :func:`self_attention` takes the blocked bf16 path for these queries."""
-    return (q.device.type == 'cpu' and q.dtype == torch.bfloat16 and q.shape[-2] >= MIN_TOKENS
-            and not (torch.is_grad_enabled() and q.requires_grad))
+def uses_blocked_attention(q: torch.Tensor, *kv: torch.Tensor) -> bool:
+    """Whether :func:`self_attention` takes the blocked bf16 path for these queries (and keys and values)."""
+    needs_grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, *kv))
+    return q.device.type == 'cpu' and q.dtype == torch.bfloat16 and q.shape[-2] >= MIN_TOKENS and not needs_grad
 
 
 def self_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, enable_gqa: bool = False) -> torch.Tensor:
     """``F.scaled_dot_product_attention(q, k, v, enable_gqa=...)`` (no mask, no dropout), blocked for bf16 CPU
     inference. q: (B, H, N, d); k, v: (B, H_kv, M, d) with H a multiple of H_kv."""
-    if not uses_blocked_attention(q):
+    if not uses_blocked_attention(q, k, v):
         return F.scaled_dot_product_attention(q, k, v, enable_gqa=enable_gqa)
     return _blocked(q, k.to(q.dtype), v.to(q.dtype))
 

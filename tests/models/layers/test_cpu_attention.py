@@ -44,6 +44,9 @@ def test_fp32_and_training_stay_on_torchs_kernel():
     out = cpu_attention.self_attention(q_train, k.bfloat16(), v.bfloat16())
     out.float().sum().backward()
     assert q_train.grad is not None and q_train.grad.abs().sum() > 0
+    k_train = k.bfloat16().requires_grad_()  # frozen queries, trained keys
+    cpu_attention.self_attention(q.bfloat16(), k_train, v.bfloat16()).float().sum().backward()
+    assert k_train.grad is not None and k_train.grad.abs().sum() > 0
     assert not cpu_attention.uses_blocked_attention(torch.empty(1, 2, 256, 8, dtype=torch.bfloat16, device='meta'))
     # the 4K tokenizer's windows: many short sequences, one batched call is faster than a product per window
     assert not cpu_attention.uses_blocked_attention(torch.empty(128, 2, 17, 8, dtype=torch.bfloat16))
