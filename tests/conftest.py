@@ -45,6 +45,19 @@ def _isolate_default_scope(_pristine_default_scopes):
     DefaultScope._instance_dict.update(_pristine_default_scopes)
 
 
+@pytest.fixture(autouse=True)
+def _restore_logger_levels():
+    """Restores the level of every MMEngine logger after each test: a benchmark's ``main`` run in-process quietens
+    the current logger to WARNING, which would hide the INFO lines a later test reads."""
+    from mmengine.logging import MMLogger
+    MMLogger.get_current_instance()  # MMEngine's default 'mmengine' logger, created at INFO if no test made it yet
+    levels = {name: logger.level for name, logger in MMLogger._instance_dict.items()}
+    yield
+    for name, level in levels.items():
+        if name in MMLogger._instance_dict:
+            MMLogger._instance_dict[name].setLevel(level)
+
+
 @pytest.fixture(scope='session')
 def hf():
     """The transformers module for the interoperability tests (requirements/tests.txt). Without it they skip,

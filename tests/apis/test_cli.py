@@ -154,16 +154,12 @@ def test_cli_bboxes_from_coco_detection_results_covering_more_images(tmp_path, p
     out, logged = tmp_path / 'out', []
     handler = logging.Handler(logging.INFO)
     handler.emit = lambda record: logged.append(record.getMessage())
-    logger = MMLogger.get_current_instance()
-    level = logger.level  # a benchmark run in-process earlier may have quietened it to WARNING
-    logger.setLevel(logging.INFO)
-    logger.addHandler(handler)
+    MMLogger.get_current_instance().addHandler(handler)
     try:
         assert main([str(tmp_path / '000000000785.jpg'), '--model', POSE, '--weights', pose_checkpoint, '--out',
                      str(out), '--device', 'cpu', '--quiet', '--bboxes', str(tmp_path / 'dets.json')]) == 0
     finally:
-        logger.removeHandler(handler)
-        logger.setLevel(level)
+        MMLogger.get_current_instance().removeHandler(handler)
     assert f'--bboxes {tmp_path}/dets.json: 1 of 2 entries used (the others name no input of this run, e.g. [139])' \
         in logged
     instances = json.loads((out / 'pose' / '000000000785.json').read_text())['instances']

@@ -28,9 +28,9 @@ def bundle(bundles, tmp_path) -> Path:
 def rendered_people(seeds=(3, 4)) -> list:
     """SynthHumans scenes at the model's input size (BGR): people pose-tiny was trained on, whose peaked heatmaps make
     the int8 error meaningful (on noise pixels its near-flat heatmaps are mostly quantization noise)."""
-    from sapiens2.datasets.synthhumans.render import render_scene
+    from sapiens2.datasets.synthhumans.render import render_image
     from sapiens2.datasets.synthhumans.scene import sample_scene
-    return [render_scene(sample_scene(np.random.default_rng(seed), (256, 192))).image for seed in seeds]
+    return [render_image(sample_scene(np.random.default_rng(seed), (256, 192))) for seed in seeds]
 
 
 def run(path: Path, x: np.ndarray) -> np.ndarray:

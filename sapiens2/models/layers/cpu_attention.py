@@ -1,4 +1,4 @@
-"""bf16 self-attention on the CPU as blocks of batched products, faster there than torch's fused kernel.
+"""bf16 self-attention on the CPU as blocks of matrix products, faster there than torch's fused kernel.
 
 torch's fused CPU attention (``scaled_dot_product_attention``) runs bf16 at its fp32 rate: it does not use the CPU's
 bf16 dot products (AVX512-BF16, AMX). oneDNN's bf16 matrix products do, so for bf16 inputs on the CPU without
