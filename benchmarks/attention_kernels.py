@@ -5,8 +5,8 @@ Usage: OMP_NUM_THREADS=2 python benchmarks/attention_kernels.py [--tokens 3072] 
 Attention is the part of the 0.4b backbone that int8 linear layers do not touch (docs/performance.md, "Where the
 int8 time goes"): this prints, per dtype, torch's fused CPU kernel (``scaled_dot_product_attention``), the same
 product unfused (QK^T, softmax, PV, each timed alone), compiled ``flex_attention``, and in bf16 the project's blocked
-kernel (``sapiens2/models/layers/cpu_attention.py``, what the backbone runs in bf16 on the CPU), with each one's
-error against fp32 SDPA and its rate in GFLOP/s (4 N^2 d per head).
+kernel (``sapiens2/models/layers/cpu_attention.py``, what the backbone runs in bf16 on a CPU without AMX), with each
+one's error against fp32 SDPA and its rate in GFLOP/s (4 N^2 d per head).
 """
 import argparse
 import time
@@ -15,7 +15,7 @@ from typing import Callable, Optional, Sequence
 import torch
 import torch.nn.functional as F
 
-from sapiens2.models.layers.cpu_attention import self_attention
+from sapiens2.models.layers.cpu_attention import blocked_attention, fused_kernel_uses_amx
 
 
 def best_of(fn: Callable[[], torch.Tensor], repeats: int) -> float:
@@ -46,7 +46,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     q, k, v = (torch.randn(shape) for _ in range(3))
     flops = 4 * args.heads * args.tokens**2 * args.head_dim
     flex = torch.compile(flex_attention, dynamic=False)
-    print(f'torch {torch.__version__}, {torch.get_num_threads()} threads, q/k/v {tuple(shape)}')
+    print(f'torch {torch.__version__}, {torch.get_num_threads()} threads, q/k/v {tuple(shape)}, AMX: '
+          f'{"yes (the backbone keeps the fused kernel)" if fused_kernel_uses_amx() else "no"}')
     print('| dtype | kernel | seconds | GFLOP/s | rel L2 vs fp32 SDPA |\n|---|---|---|---|---|')
     with torch.inference_mode():
         reference = F.scaled_dot_product_attention(q, k, v)
@@ -56,7 +57,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             rows = {'SDPA (fused CPU kernel)': lambda: F.scaled_dot_product_attention(qd, kd, vd),
                     'unfused': lambda: unfused(qd, kd, vd), 'flex_attention, compiled': lambda: flex(qd, kd, vd)}
             if dtype == torch.bfloat16:
-                rows['blocked (sapiens2, the backbone\'s bf16 path)'] = lambda: self_attention(qd, kd, vd)
+                blocked = 'blocked (sapiens2: the backbone\'s bf16 path without AMX)'
+                rows[blocked] = lambda: blocked_attention(qd, kd, vd)
             for name, fn in rows.items():
                 seconds = best_of(fn, args.repeats)
                 error = ((fn().float() - reference).norm() / reference.norm()).item()

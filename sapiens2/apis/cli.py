@@ -49,6 +49,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         'numerics; bf16/fp16 use autocast (fp16 on GPUs only); int8: an int8 bundle with '
                         'onnxruntime, or with torch on a CPU with VNNI the backbone\'s linear layers in int8, '
                         'compiled at the first call')
+    parser.add_argument('--compile', action='store_true',
+                        help='run the backbone compiled (torch): seconds to a minute at the first call, then faster '
+                        '(e.g. bf16 on AMX CPUs 1.1-1.2x); for folders and videos (docs/performance.md)')
     parser.add_argument('--backend', choices=('torch', 'onnxruntime'), default=None,
                         help='default: onnxruntime for bundle folders, torch otherwise')
     parser.add_argument('--providers', nargs='+', default=None,
@@ -181,7 +184,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
                                     trust_checkpoint=args.trust_checkpoint, backend=args.backend,
-                                    providers=args.providers)
+                                    providers=args.providers, compile=args.compile)
     inferencer(sources, out_dir=args.out, bboxes=bboxes, show_progress=not args.quiet, return_results=False,
                overwrite=args.overwrite, show=args.show, people=args.people, per_person=args.per_person,
                person_detector=people_detector(args, [task.name for task in inferencer.tasks]),

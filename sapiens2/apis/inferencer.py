@@ -18,7 +18,7 @@ from .io.writer import ResultWriter
 from .notices import Notices
 from .pending_frames import PendingFrames
 from .people import PeopleComposer
-from .tasks import BaseInferenceTask, build_task
+from .tasks import BaseInferenceTask, build_task, compile_backbone
 
 Frame = Tuple[Source, int, np.ndarray]
 # Frames read ahead while the model runs, in batches.
@@ -50,6 +50,8 @@ class Sapiens2Inferencer:
         backend: ``'torch'`` or ``'onnxruntime'``; default: onnxruntime for bundle folders, torch otherwise.
         providers: ONNX Runtime execution providers (names or ``(name, options)``), passed to ONNX Runtime as they
             are; default from ``device`` (:func:`sapiens2.apis.backends.onnxruntime_session.default_providers`).
+        compile: Run the torch models' backbones compiled, with fused q/k/v projections: compiled at the first call
+            (seconds to a minute), then faster (docs/performance.md); for folders and videos rather than one photo.
 
     Example:
         >>> inferencer = Sapiens2Inferencer(['seg-1b', 'normal-1b'])
@@ -65,17 +67,20 @@ class Sapiens2Inferencer:
                  task_options: Optional[Dict[str, dict]] = None,
                  trust_checkpoint: bool = False,
                  backend: Optional[str] = None,
-                 providers: Optional[Sequence] = None) -> None:
+                 providers: Optional[Sequence] = None,
+                 compile: bool = False) -> None:
         models = [model] if isinstance(model, str) else list(model)
         weights = [weights] * len(models) if weights is None or isinstance(weights, str) else list(weights)
         if len(weights) != len(models):
             raise ValueError(f'{len(models)} models but {len(weights)} weights; give one checkpoint per model')
         # a device, dtype or bundle that cannot run fails before any model is built
-        plans = [plan_model(name, ckpt, device, dtype, backend) for name, ckpt in zip(models, weights)]
+        plans = [plan_model(name, ckpt, device, dtype, backend, compile) for name, ckpt in zip(models, weights)]
         tasks = []
         with trusted_checkpoints() if trust_checkpoint else contextlib.nullcontext():
             for plan in plans:
                 net = build_model(plan, providers)
+                if compile:
+                    compile_backbone(net)
                 tasks.append(build_task(net, net.cfg, plan.dtype, task_options))
         self._setup(tasks, batch_size)
         if dtype == AUTO:  # said by the first call, once its inputs and outputs are checked (no line before an error)

@@ -14,4 +14,4 @@ def test_every_kernel_computes_attention(capsys):
     for dtype, kernel, seconds, _, error in rows:
         assert float(error) < (1e-5 if dtype == 'float32' else 2e-2), (dtype, kernel)
     assert {row[1] for row in rows} == {'SDPA (fused CPU kernel)', 'unfused', 'flex_attention, compiled',
-                                        "blocked (sapiens2, the backbone's bf16 path)"}
+                                        "blocked (sapiens2: the backbone's bf16 path without AMX)"}

@@ -44,10 +44,14 @@ def choose_backend(model: str, backend: Optional[str] = None) -> str:
 
 
 def plan_model(model: str, weights: Optional[str], device: Optional[str], dtype: str,
-               backend: Optional[str] = None) -> ModelPlan:
+               backend: Optional[str] = None, compile: bool = False) -> ModelPlan:
     """Check that ``model`` can run with ``backend`` on ``device`` in ``dtype`` (one-line errors), without building
-    it; a bundle is read (:func:`~.bundle.read_bundle`) and must hold the ``dtype`` model."""
+    it; a bundle is read (:func:`~.bundle.read_bundle`) and must hold the ``dtype`` model. ``compile`` (the torch
+    backend's compiled blocks) is refused for ONNX Runtime."""
     backend = choose_backend(model, backend)
+    if compile and backend != 'torch':
+        raise ValueError(f'compile runs torch models compiled; {model} runs with {backend} (an exported bundle is '
+                         'already optimised by ONNX Runtime): leave out --compile')
     if backend == 'torch':
         device = resolve_device(device)
         return ModelPlan(model, weights, backend, device, *resolve_dtype(dtype, device, backend))

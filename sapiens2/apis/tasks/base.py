@@ -35,6 +35,17 @@ def int8_backbone(model: nn.Module) -> None:
     backbone.quantize_int8()
 
 
+def compile_backbone(model: nn.Module) -> None:
+    """Run ``model``'s Sapiens2 backbone compiled with fused q/k/v projections (the fastest bf16 path on AMX CPUs,
+    docs/performance.md), in place; an int8 backbone keeps its own q, k and v."""
+    backbone = getattr(model, 'backbone', None)
+    if not isinstance(backbone, Sapiens2):
+        raise ValueError(f'compile runs a Sapiens2 backbone compiled, which this model ({type(model).__name__}) '
+                         'lacks; leave out compile')
+    backbone.fuse_qkv = True
+    backbone.compile_blocks()
+
+
 class BaseInferenceTask:
     """Base of the registered inference tasks.
 

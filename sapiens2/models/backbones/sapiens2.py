@@ -247,7 +247,13 @@ class Sapiens2(BaseModule):
         compiled (eager int8 is slower than bf16; ``compile=False`` for accuracy checks); for CPU inference only."""
         quantize_linears(self.blocks)
         self.fuse_qkv = False  # the fused q/k/v weight is float; the int8 layers quantize q, k and v themselves
-        if compile and self.block_runner is None:
+        if compile:
+            self.compile_blocks()
+
+    def compile_blocks(self) -> None:
+        """Run the blocks through ``torch.compile`` from now on, as ``compile=True`` does (compiled at the next
+        call: seconds to a minute); in place."""
+        if self.block_runner is None:
             self.block_runner = CompiledBlockRunner()
 
     def train(self, mode: bool = True) -> 'Sapiens2':

@@ -14,6 +14,13 @@ def _qkv(heads, kv_heads, tokens, batch=1, dims=64):
             torch.randn(batch, kv_heads, tokens, dims))
 
 
+@pytest.fixture(autouse=True)
+def _without_amx():
+    """The blocked path is the one for CPUs without AMX; the tests run it whatever this machine has."""
+    with mock.patch.object(cpu_attention, 'fused_kernel_uses_amx', return_value=False):
+        yield
+
+
 def _rel_error(x, reference):
     return ((x.float() - reference).norm() / reference.norm()).item()
 
@@ -59,8 +66,16 @@ def test_attention_layer_under_autocast_takes_the_blocked_path():
     x = torch.randn(1, 193, 128)  # a prefix token and the 12 x 16 grid
     with torch.inference_mode():
         reference = attn(x, rope)
-        with torch.autocast('cpu', torch.bfloat16), mock.patch.object(cpu_attention, '_blocked',
-                                                                       wraps=cpu_attention._blocked) as blocked:
+        with torch.autocast('cpu', torch.bfloat16), mock.patch.object(
+                cpu_attention, 'blocked_attention', wraps=cpu_attention.blocked_attention) as blocked:
             out = attn(x, rope)
     assert blocked.call_count == 1
     assert _rel_error(out, reference) < 2e-2
+
+
+def test_amx_cpus_keep_torchs_fused_kernel():
+    """With AMX torch's fused kernel computes bf16 natively and is faster than the blocks."""
+    q, k, v = (t.bfloat16() for t in _qkv(2, 2, 256))
+    with torch.inference_mode(), mock.patch.object(cpu_attention, 'fused_kernel_uses_amx', return_value=True):
+        assert not cpu_attention.uses_blocked_attention(q)
+        assert torch.equal(cpu_attention.self_attention(q, k, v), F.scaled_dot_product_attention(q, k, v))
