@@ -133,6 +133,7 @@ def test_auto_on_the_cpu_follows_native_bf16(cpu_flags, flags, expected, feature
 
 
 def test_auto_trusts_torchs_probe(monkeypatch, tmp_path):
+    monkeypatch.setattr(torch.cpu, '_is_amx_tile_supported', lambda: False)
     monkeypatch.setattr(torch.cpu, '_is_avx512_bf16_supported', lambda: True)
     monkeypatch.setattr(devices, 'CPUINFO', str(tmp_path / 'missing'))
     assert devices.resolve_dtype('auto', 'cpu') == ('bf16', 'the CPU computes bf16 natively: avx512_bf16')
