@@ -8,7 +8,8 @@
   best constant predictor, each keypoint at its median box-normalised position over the *other* people
   (leave-one-out, so it never sees the person it predicts): normalised by the box's width and height ("box", the
   better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60); and the share of the
-  labelled body keypoints that a picture draws (scored at or above the task's drawing threshold, ``--kpt-thr``).
+  labelled body keypoints that a picture draws (scored at or above the task's drawing threshold, ``--kpt-thr``),
+  in all and per joint (left and right together).
 * **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
   as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
 
@@ -31,6 +32,7 @@ from sapiens2.structures.keypoint_formats import COCO17_NAMES
 ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 DATA = osp.join(ROOT, 'benchmarks', 'data', 'realpose')
 BODY12_NAMES = COCO17_NAMES[5:]  # shoulders, elbows, wrists, hips, knees, ankles (left, right), COCO order
+JOINTS = tuple(name.split('_', 1)[1] + 's' for name in BODY12_NAMES[::2])  # the left/right pairs: 'shoulders'...
 THRESHOLDS = (0.1, 0.2)
 
 
@@ -131,7 +133,8 @@ def by_image(people: List[Person]) -> Dict[str, List[Person]]:
 
 def pose_scores(task, people: List[Person], root: str, kpt_thr: Optional[float] = None) -> Dict[str, float]:
     """PCK of a pose inference task with the true boxes, of the leave-one-out constant, and the share of the labelled
-    keypoints scored at or above ``kpt_thr`` (those a picture draws; default the task's own drawing threshold)."""
+    keypoints scored at or above ``kpt_thr`` (those a picture draws; default the task's own drawing threshold), in
+    all and per joint (``drawn@0.3 shoulders``...)."""
     kpt_thr = task.kpt_thr if kpt_thr is None else kpt_thr
     columns = body12_indices(task.keypoint_names())
     pred, scored = [], []
@@ -150,7 +153,11 @@ def pose_scores(task, people: List[Person], root: str, kpt_thr: Optional[float] 
         scores[f'PCK@{threshold}'] = pck(pred, truth, boxes, threshold)
         for scale, constant in constants.items():
             scores[f'constant ({scale}) PCK@{threshold}'] = pck(constant, truth, boxes, threshold)
-    scores[f'drawn@{kpt_thr}'] = float((np.concatenate(scored) >= kpt_thr)[truth[..., 2] > 0].mean())
+    drawn, labelled = np.concatenate(scored) >= kpt_thr, truth[..., 2] > 0  # (people, 12) each
+    scores[f'drawn@{kpt_thr}'] = float(drawn[labelled].mean())
+    for pair, joint in enumerate(JOINTS):
+        columns = slice(2 * pair, 2 * pair + 2)
+        scores[f'drawn@{kpt_thr} {joint}'] = float(drawn[:, columns][labelled[:, columns]].mean())
     return scores
 
 
@@ -194,8 +201,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.pose != 'none':
         start = time.perf_counter()
         scores = pose_scores(build_task(args.pose, args.pose_weights, args.device), people, args.data, args.kpt_thr)
+        per_joint = {k: scores.pop(k) for k in list(scores) if k.endswith(JOINTS)}
         print(f'pose {args.pose}: ' + ', '.join(f'{k} {v:.3f}' for k, v in scores.items()) +
               f' ({time.perf_counter() - start:.1f} s)')
+        print('  per joint: ' + ', '.join(f'{k} {v:.2f}' for k, v in per_joint.items()))
     for task in ('seg', 'matting'):
         model = getattr(args, task)
         if model == 'none':

@@ -87,5 +87,9 @@ def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
     row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+.*drawn@0\.3 ([\d.]+)'
     drawn = float(re.search(row, out, re.M).group(1))
     assert 0.0 <= drawn <= 1.0
+    per_joint = dict(re.findall(r'drawn@0\.3 (\w+) ([\d.]+)', out))
+    assert list(per_joint) == ['shoulders', 'elbows', 'wrists', 'hips', 'knees', 'ankles']
+    # the per-joint shares add up to the overall one, weighted by the labelled keypoints of each joint
+    assert min(map(float, per_joint.values())) <= drawn + 0.005 and max(map(float, per_joint.values())) >= drawn - 0.005
     bench.main(['--seg', 'none', '--matting', 'none', '--kpt-thr', '0'])  # every keypoint scores at least 0
     assert re.search(r'drawn@0\.0 1\.000', capsys.readouterr().out)
