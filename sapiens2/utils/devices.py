@@ -99,14 +99,22 @@ def cpu_runs_bf16() -> bool:
     return cpu_bf16_feature() is not None
 
 
+def torch_uses_amx() -> bool:
+    """Whether torch computes on this CPU's AMX tiles (its probe: the CPU has them and the OS lets it use them)."""
+    import torch
+    probe = getattr(torch.cpu, '_is_amx_tile_supported', None)
+    return bool(probe is not None and probe())
+
+
 def cpu_bf16_feature() -> Optional[str]:
     """The CPU feature that computes bf16 natively (``amx`` first: its tiles are the faster, then ``avx512_bf16``,
     ``bf16`` on Arm), None without one."""
     import torch
-    for feature, name in (('amx', '_is_amx_tile_supported'), ('avx512_bf16', '_is_avx512_bf16_supported')):
-        probe = getattr(torch.cpu, name, None)
-        if probe is not None and probe():
-            return feature
+    if torch_uses_amx():
+        return 'amx'
+    probe = getattr(torch.cpu, '_is_avx512_bf16_supported', None)
+    if probe is not None and probe():
+        return 'avx512_bf16'
     flags = cpu_flags()
     return next((flag for flag in ('amx_bf16', 'avx512_bf16', 'bf16') if flag in flags), None)
 

@@ -25,23 +25,24 @@ from ..io.output_guard import checked
 from ..pipeline import inference_pipeline, run_test_step
 
 
+def _sapiens2_backbone(model: nn.Module, what: str, fix: str) -> Sapiens2:
+    """``model.backbone``, or one error line saying ``what`` needs a Sapiens2 backbone and ``fix``."""
+    backbone = getattr(model, 'backbone', None)
+    if not isinstance(backbone, Sapiens2):
+        raise ValueError(f'{what} a Sapiens2 backbone, which this model ({type(model).__name__}) lacks; {fix}')
+    return backbone
+
+
 def int8_backbone(model: nn.Module) -> None:
     """Put ``model``'s Sapiens2 backbone in int8, compiled (:meth:`Sapiens2.quantize_int8`), in place: the model
     computes int8 from then on, whichever task runs it."""
-    backbone = getattr(model, 'backbone', None)
-    if not isinstance(backbone, Sapiens2):
-        raise ValueError(f'dtype int8 with the torch backend quantizes a Sapiens2 backbone, which this model '
-                         f'({type(model).__name__}) lacks; run --dtype fp32 or bf16')
-    backbone.quantize_int8()
+    _sapiens2_backbone(model, 'dtype int8 with the torch backend quantizes', 'run --dtype fp32 or bf16').quantize_int8()
 
 
 def compile_backbone(model: nn.Module) -> None:
     """Run ``model``'s Sapiens2 backbone compiled with fused q/k/v projections (the fastest bf16 path on AMX CPUs,
     docs/performance.md), in place; an int8 backbone keeps its own q, k and v."""
-    backbone = getattr(model, 'backbone', None)
-    if not isinstance(backbone, Sapiens2):
-        raise ValueError(f'compile runs a Sapiens2 backbone compiled, which this model ({type(model).__name__}) '
-                         'lacks; leave out compile')
+    backbone = _sapiens2_backbone(model, 'compile needs', 'leave out compile')
     backbone.fuse_qkv = True
     backbone.compile_blocks()
 

@@ -11,6 +11,8 @@ attention on the CPU".
 import torch
 import torch.nn.functional as F
 
+from sapiens2.utils.devices import torch_uses_amx
+
 QUERY_BLOCK = 256  # rows of scores per product: 256 x 3072 bf16 scores (1.5 MiB) at the 0.4b's 1024x768
 MIN_TOKENS = 128  # shorter sequences (the 4K tokenizer's 17-token windows, 128 per batch) stay on the batched kernel
 
@@ -18,8 +20,7 @@ MIN_TOKENS = 128  # shorter sequences (the 4K tokenizer's 17-token windows, 128 
 @torch.compiler.assume_constant_result  # a fact of the machine: compiled blocks read it once, without a graph break
 def fused_kernel_uses_amx() -> bool:
     """Whether torch's fused CPU attention computes bf16 with AMX tiles on this machine."""
-    probe = getattr(torch.cpu, '_is_amx_tile_supported', None)
-    return bool(probe is not None and probe())
+    return torch_uses_amx()
 
 
 def uses_blocked_attention(q: torch.Tensor, *kv: torch.Tensor) -> bool:
