@@ -9,6 +9,8 @@ Example:
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_rich --scene-variety rich
     # prints and folds on the clothes: people that look less like mannequins
     python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_clothes --patterned-clothes
+    # 40 % of the people sitting, crouching or bending forward instead of standing
+    python tools/dataset_converters/make_synthhumans.py --out data/synthhumans_postures --posture-ratio 0.4
 """
 import argparse
 import sys
@@ -40,6 +42,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument('--patterned-clothes', action='store_true',
                         help='print stripes, checks, dots, bricks or grain and draw fabric folds on the garments '
                         '(the albedo carries the prints; same people, labels and scene properties)')
+    parser.add_argument('--posture-ratio', type=float, default=0.0,
+                        help='share of the people (0..1) who sit, crouch or bend forward instead of standing (the '
+                        'cameras, looks and backgrounds stay the same)')
     parser.add_argument('--overwrite', action='store_true',
                         help='render again even if --out holds this configuration, or write into a non-empty folder '
                         'that holds no SynthHumans set; only files listed in an existing set\'s manifest.json are '
@@ -54,7 +59,8 @@ def main(argv=None) -> None:
         ensure_synthhumans(args.out, args.num_train, args.num_val, tuple(args.size), args.seed,
                            overwrite=args.overwrite, verbose=True, rgb_only=args.rgb_only,
                            photo_ratio=args.photo_ratio, photo_folder=args.photo_folder,
-                           scene_variety=args.scene_variety, patterned_clothes=args.patterned_clothes)
+                           scene_variety=args.scene_variety, patterned_clothes=args.patterned_clothes,
+                           posture_ratio=args.posture_ratio)
     except (SynthHumansFolderError, ValueError) as e:  # ValueError: a bad --size or --photo-*, or no photos
         sys.exit(f'error: {e}')
     print(f'SynthHumans ready in {args.out} ({time.perf_counter() - start:.1f} s)')

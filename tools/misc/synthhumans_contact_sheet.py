@@ -2,7 +2,7 @@
 depth and albedo, to check visually that people look like people and that every map lines up.
 
 Usage: python tools/misc/synthhumans_contact_sheet.py --out work_dirs/synthhumans_sheet.png [--num 6] [--seed 0]
-       [--photo-ratio 1 [--photo-folder DIR]] [--scene-variety rich] [--patterned-clothes]
+       [--photo-ratio 1 [--photo-folder DIR]] [--scene-variety rich] [--patterned-clothes] [--posture-ratio 0.4]
 """
 import argparse
 import os
@@ -65,10 +65,11 @@ def main() -> None:
     parser.add_argument('--scene-variety', default='plain', choices=SCENE_VARIETIES,
                         help='as make_synthhumans.py --scene-variety')
     parser.add_argument('--patterned-clothes', action='store_true', help='as make_synthhumans.py --patterned-clothes')
+    parser.add_argument('--posture-ratio', type=float, default=0.0, help='as make_synthhumans.py --posture-ratio')
     args = parser.parse_args()
     photos = load_photos(photo_paths(args.photo_folder)) if args.photo_ratio > 0 else ()
-    scenes = [scene_for(args.seed, args.split, i, tuple(args.size), args.scene_variety, args.patterned_clothes)
-              for i in range(args.num)]
+    scenes = [scene_for(args.seed, args.split, i, tuple(args.size), args.scene_variety, args.patterned_clothes,
+                        args.posture_ratio) for i in range(args.num)]
     rows = [sheet_row(render_scene(scene, background_for(scene, photos, args.photo_ratio))) for scene in scenes]
     os.makedirs(osp.dirname(osp.abspath(args.out)), exist_ok=True)
     write_image(args.out, np.concatenate(rows, axis=0))

@@ -35,13 +35,14 @@ SPLITS = {'train': 0, 'val': 1}
 
 
 def scene_for(seed: int, split: str, index: int, size: Tuple[int, int], scene_variety: str = 'plain',
-              patterned_clothes: bool = False) -> Scene:
+              patterned_clothes: bool = False, posture_ratio: float = 0.0) -> Scene:
     """The scene of sample ``index`` of ``split``; independent of the split sizes and of other samples. Its people,
     camera and scene properties do not depend on ``scene_variety`` (see :data:`.scene.SCENE_VARIETIES`) or
-    ``patterned_clothes``."""
+    ``patterned_clothes``; ``posture_ratio`` changes only the poses of some people."""
     if split not in SPLITS:
         raise ValueError(f'unknown SynthHumans split {split!r}; expected one of {sorted(SPLITS)}')
-    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size, scene_variety, patterned_clothes)
+    return sample_scene(np.random.default_rng([seed, SPLITS[split], index]), size, scene_variety, patterned_clothes,
+                        posture_ratio)
 
 
 def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, ...]:
@@ -54,19 +55,20 @@ def _photo_paths(photo_ratio: float, photo_folder: Optional[str]) -> Tuple[str, 
 
 def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: int, rgb_only: bool,
                    photo_ratio: float = 0.0, photos: Tuple[str, ...] = (), scene_variety: str = 'plain',
-                   patterned_clothes: bool = False) -> dict:
+                   patterned_clothes: bool = False, posture_ratio: float = 0.0) -> dict:
     if scene_variety not in SCENE_VARIETIES:
         raise ValueError(f'scene_variety (--scene-variety) must be one of {SCENE_VARIETIES}, got {scene_variety!r}')
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
                 size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only),
                 photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None,
-                scene_variety=scene_variety, patterned_clothes=bool(patterned_clothes))
+                scene_variety=scene_variety, patterned_clothes=bool(patterned_clothes),
+                posture_ratio=float(posture_ratio))
 
 
 def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, size: Tuple[int, int] = (256, 192),
                          seed: int = 0, verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
                          photo_folder: Optional[str] = None, scene_variety: str = 'plain',
-                         patterned_clothes: bool = False) -> str:
+                         patterned_clothes: bool = False, posture_ratio: float = 0.0) -> str:
     """Render ``num_train`` + ``num_val`` samples of ``size = (H, W)`` into the new or empty folder ``root``; return it.
 
     The manifest lists every file written and is written last, so a folder with a manifest is complete. To reuse or
@@ -83,11 +85,12 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     that varies over the image, instead of one colour per wall and floor under white light (no colour shortcut for
     self-supervised learning, docs/synthhumans.md); the people, their labels and the scene properties stay the same.
     ``patterned_clothes`` prints patterns and folds on the garments (:mod:`.clothes`); the albedo carries the prints.
+    ``posture_ratio`` of the people sit, crouch or bend forward instead of standing (:data:`.mannequin.POSTURES`).
     """
     if len(size) != 2 or min(size) < 16:
         raise ValueError(f'SynthHumans size must be (H, W) with both >= 16, got {size}')
     config = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio, (), scene_variety,
-                            patterned_clothes)
+                            patterned_clothes, posture_ratio)
     paths = _photo_paths(photo_ratio, photo_folder)
     photos = load_photos(paths) if paths else ()
     if osp.isdir(root) and os.listdir(root):
@@ -99,7 +102,7 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
         images, annotations, properties = [], [], []
         for i in range(count):
             name = f'{i:06d}'
-            scene = scene_for(seed, split, i, tuple(size), scene_variety, patterned_clothes)
+            scene = scene_for(seed, split, i, tuple(size), scene_variety, patterned_clothes, posture_ratio)
             background = background_for(scene, photos, photo_ratio)
             if rgb_only:
                 files.append(write_image(root, split, name, render_image(scene, background)))
@@ -161,22 +164,23 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
                        size: Tuple[int, int] = (256, 192), seed: int = 0, overwrite: bool = False,
                        verbose: bool = False, rgb_only: bool = False, photo_ratio: float = 0.0,
                        photo_folder: Optional[str] = None, scene_variety: str = 'plain',
-                       patterned_clothes: bool = False) -> str:
+                       patterned_clothes: bool = False, posture_ratio: float = 0.0) -> str:
     """Return ``root`` after making sure it holds exactly this SynthHumans configuration.
 
     A new or empty folder is generated into. A SynthHumans set with this configuration (renderer version, counts,
     size, seed, ``rgb_only``: images only, ``photo_ratio`` and the bytes of the background photos,
-    ``scene_variety``, ``patterned_clothes``, see :func:`generate_synthhumans`) is reused unless ``overwrite``. A set
-    with another configuration, or any set with ``overwrite``, is replaced: only the files its manifest lists are
-    removed (then the folders this left empty), nothing else. A folder that is not empty and holds no set is
-    refused, unless ``overwrite``: the set is then added next to its
-    files. A new file never lands on a file that is not the old set's (:class:`SynthHumansFolderError`).
+    ``scene_variety``, ``patterned_clothes``, ``posture_ratio``, see :func:`generate_synthhumans`) is reused unless
+    ``overwrite``. A set with another configuration, or any set with ``overwrite``, is replaced: only the files its
+    manifest lists are removed (then the folders this left empty), nothing else. A folder that is not empty and holds
+    no set is refused, unless ``overwrite``: the set is then added next to its files. A new file never lands on a
+    file that is not the old set's (:class:`SynthHumansFolderError`).
 
     The set is rendered into a temporary sibling folder and moved into place under a file lock, manifest last, so
     concurrent callers (e.g. several pytest processes) generate once and never see a partial dataset.
     """
     wanted = _configuration(num_train, num_val, size, seed, rgb_only, photo_ratio,
-                            _photo_paths(photo_ratio, photo_folder), scene_variety, patterned_clothes)
+                            _photo_paths(photo_ratio, photo_folder), scene_variety, patterned_clothes,
+                            posture_ratio)
     if osp.isdir(root) and not overwrite:
         manifest = read_manifest(root)
         if manifest is not None and configuration(manifest) == wanted:
@@ -193,7 +197,7 @@ def ensure_synthhumans(root: str = 'data/synthhumans', num_train: int = 256, num
         try:
             generate_synthhumans(tmp, num_train, num_val, size, seed, verbose=verbose, rgb_only=rgb_only,
                                  photo_ratio=photo_ratio, photo_folder=photo_folder, scene_variety=scene_variety,
-                                 patterned_clothes=patterned_clothes)
+                                 patterned_clothes=patterned_clothes, posture_ratio=posture_ratio)
             if osp.lexists(root_abs):
                 install_set(tmp, root, replaced)
             else:

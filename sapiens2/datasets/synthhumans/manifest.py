@@ -11,13 +11,14 @@ from typing import List, Optional
 
 MANIFEST = 'manifest.json'
 CONFIG_KEYS = ('renderer_version', 'num_train', 'num_val', 'size', 'seed', 'rgb_only', 'photo_ratio', 'photos',
-               'scene_variety', 'patterned_clothes')
+               'scene_variety', 'patterned_clothes', 'posture_ratio')
 # Keys added after the first manifests were written, with the value that those older manifests mean (``photos``: the
 # SHA-256 of the background photos, None without them).
-CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None, scene_variety='plain', patterned_clothes=False)
+CONFIG_DEFAULTS = dict(rgb_only=False, photo_ratio=0.0, photos=None, scene_variety='plain', patterned_clothes=False,
+                       posture_ratio=0.0)
 # Keys a manifest holds only when they differ from their default, so that such a set's manifest stays byte for byte
 # that of the versions before them.
-OMITTED_AT_DEFAULT = ('scene_variety', 'patterned_clothes')
+OMITTED_AT_DEFAULT = ('scene_variety', 'patterned_clothes', 'posture_ratio')
 
 
 class SynthHumansFolderError(FileExistsError):

@@ -5,7 +5,7 @@ stored anatomically (e.g. ``shoulder_abd`` > 0 lifts either arm away from the bo
 the ``left`` and ``right`` angle sets and negates the central angles about the y and z axes.
 """
 from dataclasses import dataclass, field, replace
-from typing import Dict
+from typing import Dict, Optional
 
 import numpy as np
 
@@ -81,6 +81,32 @@ def sample_pose(rng: np.random.Generator) -> Pose:
     return Pose(central={k: float(v) for k, v in central.items()},
                 left=_sample_side(rng, raised and raised_side == 'left'),
                 right=_sample_side(rng, raised and raised_side == 'right'))
+
+
+# Postures beyond standing, as the legs' and spine's angles (radians, ranges): sitting on an unseen seat, crouching
+# (a squat or a catcher's stance) and bending forward with the knees flexed (a skier, a batter, someone lifting).
+POSTURES = {
+    'sitting': dict(hip_flex=(1.2, 1.7), knee=(1.2, 1.9), hip_abd=(0.0, 0.35), spine_flex=(-0.15, 0.3)),
+    'crouching': dict(hip_flex=(1.7, 2.2), knee=(1.9, 2.5), hip_abd=(0.15, 0.6), spine_flex=(0.25, 0.7)),
+    'bending': dict(hip_flex=(0.1, 0.6), knee=(0.2, 0.9), hip_abd=(0.0, 0.3), spine_flex=(0.5, 1.1)),
+}
+
+
+def with_posture(pose: Pose, rng: np.random.Generator, kind: Optional[str] = None) -> Pose:
+    """``pose`` in the posture ``kind`` of :data:`POSTURES` (None: one drawn uniformly): new leg and spine angles, the
+    arms and head kept. Each foot stays level with the ground (ankle = knee - hip flexion, within the joint's range)."""
+    if kind is None:
+        kind = sorted(POSTURES)[int(rng.integers(len(POSTURES)))]
+    ranges = POSTURES[kind]
+    central = dict(pose.central, spine_flex=float(rng.uniform(*ranges['spine_flex'])))
+    sides = {}
+    for side in SIDES:
+        angles = dict(getattr(pose, side))
+        for joint in ('hip_flex', 'knee', 'hip_abd'):
+            angles[joint] = float(rng.uniform(*ranges[joint]))
+        angles['ankle'] = float(np.clip(angles['knee'] - angles['hip_flex'] + rng.normal(0.0, 0.1), -0.6, 0.7))
+        sides[side] = angles
+    return Pose(central=central, left=sides['left'], right=sides['right'])
 
 
 def mirror_pose(pose: Pose) -> Pose:

@@ -7,7 +7,7 @@ import numpy as np
 from .appearance import sample_appearance, sample_hair_fuzz
 from .body import PersonParams, mirror_person
 from .geometry import rx, ry, rz
-from .mannequin import sample_pose, sample_shape
+from .mannequin import sample_pose, sample_shape, with_posture
 from .rich_lighting import FillLight, sample_rich_light
 
 # 'plain': one colour per wall and floor, one white light (the original renderer); 'rich': textured, many-coloured
@@ -102,16 +102,21 @@ def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str = 'plain',
-                 patterned_clothes: bool = False) -> Scene:
+                 patterned_clothes: bool = False, posture_ratio: float = 0.0) -> Scene:
     """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H.
 
     Loose hair (for people with hair) and a motion blur of the people (15 % of the scenes, 1-3 % of H long) are drawn
     last, so they leave every other draw unchanged; so are the light colours of a ``variety='rich'`` scene, whose
     people, camera and scene properties are those of the plain scene from the same ``rng`` (see SCENE_VARIETIES).
     ``patterned_clothes`` draws nothing from ``rng`` either: the prints follow from the scene's background seed.
+    ``posture_ratio`` of the people sit, crouch or bend (:func:`.mannequin.with_posture`), drawn from the background
+    seed too: everything else about the scene stays that of ``posture_ratio=0``.
     """
     if variety not in SCENE_VARIETIES:
         raise ValueError(f'scene variety must be one of {SCENE_VARIETIES}, got {variety!r}')
+    if not 0.0 <= posture_ratio <= 1.0:
+        raise ValueError(f'posture_ratio (--posture-ratio) is the share of people who sit, crouch or bend, between 0 '
+                         f'and 1; got {posture_ratio}')
     height, width = size
     focal = (height / 2.0) / np.tan(np.deg2rad(rng.uniform(35.0, 55.0)) / 2.0)
     n = int(rng.choice(3, p=(0.45, 0.35, 0.2))) + 1
@@ -138,5 +143,9 @@ def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str =
         else (0.0, 0.0)
     if variety == 'rich':
         light = sample_rich_light(rng, light)
+    if posture_ratio > 0:
+        posture_rng = np.random.default_rng([background_seed, 6])
+        persons = [replace(p, pose=with_posture(p.pose, posture_rng)) if posture_rng.random() < posture_ratio else p
+                   for p in persons]
     return Scene(camera=cam, light=light, persons=tuple(persons), background_seed=background_seed, motion_blur=blur,
                  variety=variety, patterned_clothes=patterned_clothes)
