@@ -116,6 +116,21 @@ def test_photo_ratio_and_clothes_reach_the_data_and_the_card(monkeypatch):
         'photos)'
     assert 'photos/mine' in tool.data_text(dict(tool.DATA, photo_ratio=1.0, photo_folder='photos/mine'))
     assert tool.data_text(dict(tool.DATA, patterned_clothes=True)) == ', patterned clothes'
+    monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--posture-ratio', '0.4'])
+    assert tool.parse_args().posture_ratio == 0.4 and tool.DATA['posture_ratio'] == 0.0
+    assert tool.data_text(dict(tool.DATA, posture_ratio=0.4)) == ', 40% of the people sitting, crouching or bending'
+
+
+def test_the_card_shows_the_chain_of_checkpoints_it_continues():
+    assert tool.init_markdown('random (from scratch)') == ['Init: random (from scratch).']
+    first = dict(command='c1', data=dict(tool.DATA), training=dict(iterations=2400, cpu_s=3600.0), init='random')
+    second = dict(command='c2', data=dict(tool.DATA, photo_ratio=0.5), training=dict(iterations=1200, cpu_s=1800.0),
+                  init=dict(checkpoint='r1.safetensors', sha256='a' * 64, lr=1e-3, warmup_iters=20, its_card=first))
+    init = dict(checkpoint='r2.safetensors', sha256='b' * 64, lr=1e-3, warmup_iters=20, its_card=second)
+    lines = tool.init_markdown(init)
+    assert 'these 2 trainings' in lines[0] and '1.5 CPU hours' in lines[0] and lines[0].endswith('from random.')
+    assert lines[4:] == ['| `r2.safetensors` (bbbbbbbbbbbb) | 1200 | 1800 | 50% of the images over real photos (the '
+                         'package photos) |', '| `r1.safetensors` (aaaaaaaaaaaa) | 2400 | 3600 | rendered rooms |']
 
 
 def test_a_bf16_or_int8_evaluation_gets_its_column_and_relative_change():

@@ -2,7 +2,7 @@
 
 Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
        [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
-       [--photo-ratio 0.5 [--photo-folder DIR]] [--patterned-clothes]
+       [--photo-ratio 0.5 [--photo-folder DIR]] [--patterned-clothes] [--posture-ratio 0.4]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
 2. Trains each task's ``sapiens2_tiny_*_synthhumans-*`` config with ``tools/train.py`` (wall and CPU time measured;
@@ -40,7 +40,8 @@ import numpy as np
 REPO = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 # The SynthHumans set of the demo configs: 2000 training and 200 validation images at 384x288, seed 0, all over
 # rendered rooms (--photo-ratio puts a share of them over real photos, docs/synthhumans.md).
-DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0, photo_ratio=0.0, patterned_clothes=False)
+DATA = dict(num_train=2000, num_val=200, size=(384, 288), seed=0, photo_ratio=0.0, patterned_clothes=False,
+            posture_ratio=0.0)
 DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
@@ -444,7 +445,7 @@ def card_markdown(card: dict) -> str:
              f'batch {card["training"]["batch_size"]}), {card["training"]["wall_s"]:.0f} s wall, '
              f'{card["training"]["cpu_s"]:.0f} s CPU, {card["training"]["threads"]} thread(s), load average '
              f'{card["training"]["load_average"]} on {card["training"]["machine"]}.', '',
-             f'Init: {card["init"]}.', '',
+             *init_markdown(card['init']), '',
              *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
              *metrics_table(card)]
     lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
@@ -452,15 +453,38 @@ def card_markdown(card: dict) -> str:
     return '\n'.join(lines)
 
 
+def init_markdown(init) -> List[str]:
+    """The card's ``init`` as Markdown: random, or the chain of checkpoints it continues from (a table, newest first,
+    each with the training that made it) and the CPU time of the whole chain."""
+    if not isinstance(init, dict):
+        return [f'Init: {init}.']
+    rows, node, cpu_s = [], init, 0.0
+    while isinstance(node, dict):
+        made = node.get('its_card') or {}
+        training = made.get('training') or {}
+        cpu_s += training.get('cpu_s') or 0.0
+        data = data_text(made.get('data') or {}).lstrip(', ') or 'rendered rooms'
+        rows.append(f'| `{node["checkpoint"]}` ({node["sha256"][:12]}) | {training.get("iterations", "?")} | '
+                    f'{training.get("cpu_s", 0):.0f} | {data} |')
+        node = made.get('init')
+    chain = 'that training' if len(rows) == 1 else f'these {len(rows)} trainings, each from the next row,'
+    return [f'Init: continued (peak lr {init["lr"]:g}, {init["warmup_iters"]} warm-up iterations) from the first '
+            f'checkpoint below; {chain} took {cpu_s / 3600:.1f} CPU hours before this one, starting from {node}.',
+            '',
+            '| checkpoint (sha256) | iterations | CPU s | data |', '|---|---|---|---|', *rows]
+
+
 def data_text(data: dict) -> str:
-    """How much of the set is over real photos, and whether the clothes are patterned (docs/synthhumans.md), for the
-    card; nothing for plain rooms and clothes."""
+    """How much of the set is over real photos, whether the clothes are patterned and how many people sit, crouch or
+    bend (docs/synthhumans.md), for the card; nothing for plain rooms, clothes and standing people."""
     ratio = data.get('photo_ratio', 0.0)
-    clothes = ', patterned clothes' if data.get('patterned_clothes') else ''
+    people = ', patterned clothes' if data.get('patterned_clothes') else ''
+    if data.get('posture_ratio'):
+        people += f', {data["posture_ratio"]:.0%} of the people sitting, crouching or bending'
     if not ratio:
-        return clothes
+        return people
     photos = data.get('photo_folder') or 'the package photos'
-    return f', {ratio:.0%} of the images over real photos ({photos})' + clothes
+    return f', {ratio:.0%} of the images over real photos ({photos})' + people
 
 
 def metrics_table(card: dict) -> List[str]:
@@ -636,6 +660,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--photo-folder', default=None, help='scene photos of your own (no people) for --photo-ratio')
     parser.add_argument('--patterned-clothes', action='store_true',
                         help='prints and folds on the garments (make_synthhumans.py --patterned-clothes)')
+    parser.add_argument('--posture-ratio', type=float, default=DATA['posture_ratio'],
+                        help='share of the people who sit, crouch or bend (make_synthhumans.py --posture-ratio)')
     parser.add_argument('--evaluate', nargs=2, metavar=('TASK', 'MODE'), help=argparse.SUPPRESS)
     parser.add_argument('--checkpoint', help=argparse.SUPPRESS)
     parser.add_argument('--result', help=argparse.SUPPRESS)
@@ -660,7 +686,7 @@ def main() -> int:
         env['OMP_NUM_THREADS'] = str(args.threads)
     start = time.time()
     data = dict(DATA, num_train=args.num_train, num_val=args.num_val, photo_ratio=args.photo_ratio,
-                patterned_clothes=args.patterned_clothes)
+                patterned_clothes=args.patterned_clothes, posture_ratio=args.posture_ratio)
     if args.photo_folder:
         data['photo_folder'] = args.photo_folder
     print(f'==> SynthHumans in {shown(data_root)} ({data})', flush=True)
