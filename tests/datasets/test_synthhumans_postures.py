@@ -10,6 +10,7 @@ import pytest
 from sapiens2.datasets.synthhumans import ensure_synthhumans, mirror_scene, render_scene, scene_for
 from sapiens2.datasets.synthhumans.mannequin import POSTURES, sample_pose, sample_shape, skeleton, with_posture
 from sapiens2.datasets.synthhumans.properties import scene_properties
+from tools.dataset_converters.make_synthhumans import main as make_synthhumans
 from tools.dataset_converters.make_synthhumans import parse_args
 
 SIZE = (96, 72)
@@ -75,8 +76,11 @@ def test_manifest_records_the_postures_and_ensure_renders_again(tmp_path):
         assert json.load(f)['posture_ratio'] == 0.4
 
 
-def test_bad_ratio_and_command_line_flag():
+def test_bad_ratio_and_command_line_flag(tmp_path):
     with pytest.raises(ValueError, match='posture_ratio .* between 0 and 1; got 1.5'):
         scene_for(0, 'train', 0, SIZE, posture_ratio=1.5)
+    with pytest.raises(SystemExit, match='error: posture_ratio .* got -0.5'):  # before anything is written
+        make_synthhumans(['--out', str(tmp_path / 'synth'), '--posture-ratio', '-0.5'])
+    assert not (tmp_path / 'synth').exists()
     assert parse_args(['--posture-ratio', '0.4']).posture_ratio == 0.4
     assert parse_args([]).posture_ratio == 0.0
