@@ -9,7 +9,7 @@
   (leave-one-out, so it never sees the person it predicts): normalised by the box's width and height ("box", the
   better one), and by its longer side ("longer", the constant of issue 40: 0.28 / 0.60); and the share of the
   labelled body keypoints that a picture draws (scored at or above the task's drawing threshold, ``--kpt-thr``),
-  in all and per joint (left and right together).
+  in all and per joint (left and right together), and how many of the drawn ones are right (within 0.2).
 * **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
   as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
 
@@ -75,6 +75,16 @@ def pck(pred: np.ndarray, truth: np.ndarray, boxes: np.ndarray, threshold: float
     distance = np.linalg.norm(pred - truth[..., :2], axis=-1)
     scale = boxes[:, 2:4].max(axis=1)[:, None]
     return float((distance <= threshold * scale)[labelled].mean())
+
+
+def drawn_right(pred: np.ndarray, truth: np.ndarray, boxes: np.ndarray, drawn: np.ndarray, threshold: float) -> float:
+    """Share of the labelled keypoints that a picture draws (``drawn`` (N, K) bool) that lie within ``threshold`` x
+    the box's longer side: how many of the drawn points are right (NaN when none is drawn)."""
+    shown = drawn & (truth[..., 2] > 0)
+    if not shown.any():
+        return float('nan')
+    distance = np.linalg.norm(pred - truth[..., :2], axis=-1)
+    return float((distance <= threshold * boxes[:, 2:4].max(axis=1)[:, None])[shown].mean())
 
 
 def leave_one_out_constant(truth: np.ndarray, boxes: np.ndarray, scale: str = 'box') -> np.ndarray:
@@ -155,6 +165,7 @@ def pose_scores(task, people: List[Person], root: str, kpt_thr: Optional[float] 
             scores[f'constant ({scale}) PCK@{threshold}'] = pck(constant, truth, boxes, threshold)
     drawn, labelled = np.concatenate(scored) >= kpt_thr, truth[..., 2] > 0  # (people, 12) each
     scores[f'drawn@{kpt_thr}'] = float(drawn[labelled].mean())
+    scores[f'drawn@{kpt_thr} right@{THRESHOLDS[-1]}'] = drawn_right(pred, truth, boxes, drawn, THRESHOLDS[-1])
     for pair, joint in enumerate(JOINTS):
         columns = slice(2 * pair, 2 * pair + 2)
         scores[f'drawn@{kpt_thr} {joint}'] = float(drawn[:, columns][labelled[:, columns]].mean())

@@ -30,6 +30,16 @@ def test_pck_of_a_perfect_and_of_a_shifted_prediction(bench):
     assert bench.pck(shifted, truth, boxes, 0.1) == 1.0
 
 
+def test_drawn_right_counts_only_the_drawn_labelled_keypoints(bench):
+    truth = np.array([[[10, 10, 2], [20, 20, 2], [30, 30, 0]]], float)  # the third keypoint is not labelled
+    boxes = np.array([[0, 0, 100, 50]], float)  # longer side 100: within 0.2 means within 20 px
+    pred = np.array([[[15, 10], [60, 20], [30, 30]]], float)  # right, 40 px off, (not labelled)
+    assert bench.drawn_right(pred, truth, boxes, np.array([[True, True, True]]), 0.2) == 0.5
+    assert bench.drawn_right(pred, truth, boxes, np.array([[True, False, True]]), 0.2) == 1.0
+    assert bench.drawn_right(pred, truth, boxes, np.array([[False, True, False]]), 0.2) == 0.0
+    assert np.isnan(bench.drawn_right(pred, truth, boxes, np.array([[False, False, True]]), 0.2))
+
+
 def test_leave_one_out_constant_uses_only_the_other_people(bench):
     # Three people in boxes of different sizes; keypoint 0 at box-relative (0.2, 0.4), (0.4, 0.4), (0.9, 0.8).
     boxes = np.array([[0.0, 0.0, 10.0, 20.0], [100.0, 50.0, 20.0, 10.0], [0.0, 0.0, 40.0, 40.0]])
@@ -86,7 +96,7 @@ def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
     assert '16 people in 6 photos' in out
     row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+.*drawn@0\.3 ([\d.]+)'
     drawn = float(re.search(row, out, re.M).group(1))
-    assert 0.0 <= drawn <= 1.0
+    assert 0.0 <= drawn <= 1.0 and 0.0 <= float(re.search(r'drawn@0\.3 right@0\.2 ([\d.]+)', out).group(1)) <= 1.0
     per_joint = dict(re.findall(r'drawn@0\.3 (\w+) ([\d.]+)', out))
     assert list(per_joint) == ['shoulders', 'elbows', 'wrists', 'hips', 'knees', 'ankles']
     # the per-joint shares add up to the overall one, weighted by the labelled keypoints of each joint
