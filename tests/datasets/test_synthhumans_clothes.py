@@ -1,12 +1,9 @@
-"""patterned_clothes: prints and folds only on the garments, the same people and labels, mirror-consistent, and
-recorded in the manifest so that a set with other clothes is rendered again."""
-import json
-import os
-import os.path as osp
+"""patterned_clothes: prints and folds only on the garments, the same people and labels, mirror-consistent (the
+manifest: test_synthhumans_manifest_options.py)."""
 
 import numpy as np
 
-from sapiens2.datasets.synthhumans import ensure_synthhumans, mirror_scene, render_scene, scene_for
+from sapiens2.datasets.synthhumans import mirror_scene, render_scene, scene_for
 from sapiens2.datasets.synthhumans.clothes import GARMENTS, print_clothes
 from sapiens2.datasets.synthhumans.metainfo import seg_ids
 from sapiens2.datasets.synthhumans.properties import scene_properties
@@ -58,21 +55,6 @@ def test_patterned_scene_mirrors():
     r, m = render_scene(scene), render_scene(mirror_scene(scene))
     assert np.mean(np.all(m.albedo == r.albedo[:, ::-1], axis=-1)) > 0.995
     assert np.mean(np.all(np.abs(m.image.astype(int) - r.image[:, ::-1]) <= 1, axis=-1)) > 0.995
-
-
-def test_manifest_records_the_clothes_and_ensure_renders_again(tmp_path):
-    root = str(tmp_path / 'synth')
-    ensure_synthhumans(root, **SMALL)
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert 'patterned_clothes' not in json.load(f)  # a plain set's manifest stays that of earlier versions
-    stamp = os.stat(osp.join(root, 'manifest.json')).st_mtime_ns
-    ensure_synthhumans(root, patterned_clothes=True, **SMALL)
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert json.load(f)['patterned_clothes'] is True
-    assert os.stat(osp.join(root, 'manifest.json')).st_mtime_ns != stamp
-    stamp = os.stat(osp.join(root, 'manifest.json')).st_mtime_ns
-    ensure_synthhumans(root, patterned_clothes=True, **SMALL)  # the same configuration is reused
-    assert os.stat(osp.join(root, 'manifest.json')).st_mtime_ns == stamp
 
 
 def test_command_line_flag():

@@ -1,13 +1,11 @@
-"""posture_ratio: some people sit, crouch or bend; only their poses change, the feet stay level, mirror-consistent,
-and recorded in the manifest so that a set with other postures is rendered again."""
-import json
-import os.path as osp
+"""posture_ratio: some people sit, crouch or bend; only their poses change, the feet stay level, mirror-consistent
+(the manifest: test_synthhumans_manifest_options.py)."""
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from sapiens2.datasets.synthhumans import ensure_synthhumans, mirror_scene, render_scene, scene_for
+from sapiens2.datasets.synthhumans import mirror_scene, render_scene, scene_for
 from sapiens2.datasets.synthhumans.mannequin import POSTURES, sample_pose, sample_shape, skeleton, with_posture
 from sapiens2.datasets.synthhumans.properties import scene_properties
 from tools.dataset_converters.make_synthhumans import main as make_synthhumans
@@ -64,16 +62,6 @@ def test_posed_scene_renders_and_mirrors():
     r, m = render_scene(scene), render_scene(mirror_scene(scene))
     assert r.mask.any() and len(r.keypoints) == len(scene.persons)
     assert np.mean(np.all(np.abs(m.image.astype(int) - r.image[:, ::-1]) <= 1, axis=-1)) > 0.995
-
-
-def test_manifest_records_the_postures_and_ensure_renders_again(tmp_path):
-    root = str(tmp_path / 'synth')
-    ensure_synthhumans(root, **SMALL)
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert 'posture_ratio' not in json.load(f)  # a standing set's manifest stays that of earlier versions
-    ensure_synthhumans(root, posture_ratio=0.4, **SMALL)
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert json.load(f)['posture_ratio'] == 0.4
 
 
 def test_bad_ratio_and_command_line_flag(tmp_path):

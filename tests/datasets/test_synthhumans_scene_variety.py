@@ -1,5 +1,5 @@
-"""scene_variety='rich': deterministic, labels and properties those of the plain scene, mirror-consistent, recorded in
-the manifest; and it takes the colour cast away from what tells two scenes apart."""
+"""scene_variety='rich': deterministic, labels and properties those of the plain scene, mirror-consistent (the
+manifest: test_synthhumans_manifest_options.py); and it takes the colour cast away from what tells two scenes apart."""
 import filecmp
 import json
 import os
@@ -40,12 +40,6 @@ def test_rich_set_is_byte_identical_for_the_same_seed(tmp_path):
         assert json.load(f)['scene_variety'] == 'rich'
 
 
-def test_plain_manifest_is_that_of_earlier_versions(tmp_path):
-    root = generate_synthhumans(str(tmp_path / 'plain'), rgb_only=True, **SMALL)
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert 'scene_variety' not in json.load(f)
-
-
 def test_rich_scene_keeps_people_labels_and_properties():
     plain, rich = scene_for(2, 'train', 3, SIZE), scene_for(2, 'train', 3, SIZE, 'rich')
     assert rich.variety == 'rich' and plain.variety == 'plain'
@@ -72,16 +66,6 @@ def test_unknown_variety_is_refused(tmp_path):
         scene_for(0, 'train', 0, SIZE, 'fancy')
     with pytest.raises(ValueError, match='scene-variety'):
         ensure_synthhumans(str(tmp_path / 'x'), scene_variety='fancy', **SMALL)
-
-
-def test_ensure_regenerates_for_another_variety(tmp_path):
-    root = str(tmp_path / 'synth')
-    ensure_synthhumans(root, rgb_only=True, **SMALL)
-    stamp = os.stat(osp.join(root, 'manifest.json')).st_mtime_ns
-    ensure_synthhumans(root, rgb_only=True, scene_variety='rich', **SMALL)
-    assert os.stat(osp.join(root, 'manifest.json')).st_mtime_ns != stamp
-    with open(osp.join(root, 'manifest.json')) as f:
-        assert json.load(f)['scene_variety'] == 'rich'
 
 
 def test_rich_room_has_many_colours_and_no_scene_wide_cast():
