@@ -23,9 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from sapiens2.models.layers.int8_linear import quantize_rows
-from sapiens2.utils.devices import SPEED_FLAGS
-
-INT8_DOT_FLAGS = {'avx512_vnni', 'avx_vnni', 'amx_int8'}  # without them int8 products can saturate (int8_linear)
+from sapiens2.utils.devices import INT8_DOT_FLAGS, SPEED_FLAGS, cpu_flags
 
 
 def timed(run: Callable[[], object]) -> float:
@@ -87,12 +85,12 @@ def main() -> None:
     parser.add_argument('--repeats', type=int, default=5)
     args = parser.parse_args()
     threads = torch.get_num_threads()
-    flags = set(open('/proc/cpuinfo').read().split()) if os.path.exists('/proc/cpuinfo') else set()
+    flags = set(cpu_flags())
     print(f'CPU flags: {" ".join(f for f in SPEED_FLAGS if f in flags) or "none of " + str(SPEED_FLAGS)}; '
           f'{threads} threads; LD_PRELOAD={os.environ.get("LD_PRELOAD", "")!r}; '
           f'load average {os.getloadavg()[0]:.1f}')
     runs = peers(*args.shape, threads)
-    if flags & INT8_DOT_FLAGS:
+    if flags & set(INT8_DOT_FLAGS):  # without them int8 products can saturate (int8_linear)
         rows, inner, outer = args.shape
         runs.update(int8_peers(torch.randn(rows, inner).bfloat16(), torch.randn(outer, inner)))
     flops = 2 * args.shape[0] * args.shape[1] * args.shape[2]

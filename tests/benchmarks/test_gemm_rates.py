@@ -3,17 +3,13 @@
 import pytest
 import torch
 
+from sapiens2.utils.devices import INT8_DOT_FLAGS, cpu_flags
 from tests.scripts import load_script
 
 gemm_rates = load_script('benchmarks/gemm_rates.py')
 
 
-def _has_int8_dot_products() -> bool:
-    with open('/proc/cpuinfo') as f:
-        return bool(set(f.read().split()) & gemm_rates.INT8_DOT_FLAGS)
-
-
-@pytest.mark.skipif(not _has_int8_dot_products(), reason='no int8 dot products (VNNI/AMX) on this CPU')
+@pytest.mark.skipif(not set(cpu_flags()) & set(INT8_DOT_FLAGS), reason='no int8 dot products (VNNI/AMX) on this CPU')
 def test_int8_peers_compute_the_product():
     torch.manual_seed(0)
     x, weight = torch.randn(64, 96).bfloat16(), torch.randn(48, 96)

@@ -26,7 +26,7 @@ from .manifest import (
 from .photos import background_for, load_photos, photo_paths, photos_digest
 from .properties import scene_properties, write_properties
 from .render import render_image, render_scene
-from .scene import SCENE_VARIETIES, Scene, sample_scene
+from .scene import SCENE_VARIETIES, Scene, check_posture_ratio, sample_scene
 from .writer import coco_records, make_split_dirs, write_annotations, write_image, write_sample
 
 # Bump whenever the rendered output changes, so that cached datasets are regenerated.
@@ -58,9 +58,7 @@ def _configuration(num_train: int, num_val: int, size: Tuple[int, int], seed: in
                    patterned_clothes: bool = False, posture_ratio: float = 0.0) -> dict:
     if scene_variety not in SCENE_VARIETIES:
         raise ValueError(f'scene_variety (--scene-variety) must be one of {SCENE_VARIETIES}, got {scene_variety!r}')
-    if not 0.0 <= posture_ratio <= 1.0:
-        raise ValueError(f'posture_ratio (--posture-ratio) is the share of people who sit, crouch or bend, between 0 '
-                         f'and 1; got {posture_ratio}')
+    check_posture_ratio(posture_ratio)
     return dict(renderer_version=RENDERER_VERSION, num_train=int(num_train), num_val=int(num_val),
                 size=[int(size[0]), int(size[1])], seed=int(seed), rgb_only=bool(rgb_only),
                 photo_ratio=float(photo_ratio), photos=photos_digest(photos) if photos else None,

@@ -101,6 +101,13 @@ def _columns(rng: np.random.Generator, n: int) -> np.ndarray:
     return cols - cols.mean() + 0.5 + rng.uniform(-0.08, 0.08)
 
 
+def check_posture_ratio(posture_ratio: float) -> None:
+    """One error line unless ``posture_ratio`` is a share (0..1); checked before anything is rendered or written."""
+    if not 0.0 <= posture_ratio <= 1.0:
+        raise ValueError(f'posture_ratio (--posture-ratio) is the share of people who sit, crouch or bend, between 0 '
+                         f'and 1; got {posture_ratio}')
+
+
 def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str = 'plain',
                  patterned_clothes: bool = False, posture_ratio: float = 0.0) -> Scene:
     """A random scene of 1-3 people for an image of ``size = (H, W)``; the first person fills 45-85 % of H.
@@ -114,9 +121,7 @@ def sample_scene(rng: np.random.Generator, size: Tuple[int, int], variety: str =
     """
     if variety not in SCENE_VARIETIES:
         raise ValueError(f'scene variety must be one of {SCENE_VARIETIES}, got {variety!r}')
-    if not 0.0 <= posture_ratio <= 1.0:
-        raise ValueError(f'posture_ratio (--posture-ratio) is the share of people who sit, crouch or bend, between 0 '
-                         f'and 1; got {posture_ratio}')
+    check_posture_ratio(posture_ratio)
     height, width = size
     focal = (height / 2.0) / np.tan(np.deg2rad(rng.uniform(35.0, 55.0)) / 2.0)
     n = int(rng.choice(3, p=(0.45, 0.35, 0.2))) + 1
