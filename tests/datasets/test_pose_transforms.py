@@ -1,4 +1,4 @@
-"""Pose transforms mmpose lacks: official-interpolation affine, coarse dropout, random blur."""
+"""Pose transforms mmpose lacks: the official affine, coarse dropout, random blur, part weights, empty crops."""
 import cv2
 import numpy as np
 import pytest
@@ -6,6 +6,7 @@ from mmpose.registry import TRANSFORMS
 from mmpose.structures.bbox import get_udp_warp_matrix
 
 import sapiens2.datasets  # noqa: F401  (registers the transforms, so that this file also passes on its own)
+from sapiens2.datasets.synthhumans.photos import PhotoBackgroundError
 
 
 def results_with(img: np.ndarray, keypoints: np.ndarray, center, scale) -> dict:
@@ -94,3 +95,52 @@ def test_part_keypoint_weights_name_an_unknown_part_or_index():
     weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=dict(face=[7]), weights=dict(face=0.5)))
     with pytest.raises(ValueError, match="part 'face' has keypoint index 7, but the sample has 2 keypoints"):
         weigh(dict(keypoints=np.zeros((1, 2, 2), np.float32)))
+
+
+def empty_crop_results(visible) -> dict:
+    """A 64x48 crop with two keypoints after mmpose's GenerateTarget (the first one weighted 2 by the dataset)."""
+    codec = dict(type='MSRAHeatmap', input_size=(48, 64), heatmap_size=(12, 16), sigma=2.0)
+    target = TRANSFORMS.build(dict(type='GenerateTarget', encoder=codec, use_dataset_keypoint_weights=True))
+    keypoints = np.array([[[10., 10.], [20., 30.]]], np.float32)
+    return target(dict(img=np.full((64, 48, 3), 7, np.uint8), keypoints=keypoints, transformed_keypoints=keypoints,
+                       keypoints_visible=np.array([visible], np.float32),
+                       dataset_keypoint_weights=np.array([2., 1.], np.float32)))
+
+
+@pytest.mark.parametrize('photo_prob', [0.0, 1.0])
+def test_random_empty_crop_gives_a_picture_without_the_person_and_empty_weighted_targets(tmp_path, photo_prob):
+    """An empty crop's heatmaps are zero and every keypoint is weighted, the invisible one too, so the loss pulls the
+    scores of a picture without a person down; its picture is cut from the photo folder or is a smooth colour."""
+    stripes = np.zeros((90, 120, 3), np.uint8)
+    stripes[:, (np.arange(120) // 10) % 2 == 1] = 255  # vertical stripes, 10 px wide
+    cv2.imwrite(str(tmp_path / 'stripes.png'), stripes)
+    empty = TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.0, photo_prob=photo_prob, photo_folder=str(tmp_path)))
+    np.random.seed(0)
+    before = empty_crop_results(visible=[1, 0])
+    assert before['heatmaps'].max() > 0.5 and before['keypoint_weights'][0].tolist() == [2, 0]
+    out = empty(dict(before, heatmaps=before['heatmaps'].copy()))
+    assert out['img'].shape == (64, 48, 3) and out['img'].dtype == np.uint8
+    assert out['heatmaps'].shape == before['heatmaps'].shape and not out['heatmaps'].any()
+    np.testing.assert_array_equal(out['keypoint_weights'], [[2., 1.]])
+    column_steps = np.abs(np.diff(out['img'].mean(axis=(0, 2))))  # (W - 1, ): the stripes' edges, or a smooth ramp
+    assert (column_steps.max() > 20) == bool(photo_prob)
+
+
+def test_random_empty_crop_needs_photos_only_when_it_cuts_them(tmp_path):
+    """Without photos it refuses to be built (before a run's first iteration), unless it never cuts one."""
+    np.random.seed(0)
+    flat = TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.0, photo_prob=0.0, photo_folder=str(tmp_path)))
+    assert not flat(empty_crop_results(visible=[1, 1]))['heatmaps'].any()
+    with pytest.raises(PhotoBackgroundError, match=f'{tmp_path} holds no image'):
+        TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.0, photo_prob=1.0, photo_folder=str(tmp_path)))
+
+
+def test_random_empty_crop_leaves_most_crops_alone_and_needs_targets():
+    np.random.seed(0)
+    empty = TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=0.1, photo_prob=0.0))
+    kept = sum(empty(empty_crop_results(visible=[1, 1]))['heatmaps'].any() for _ in range(200))
+    assert 160 <= kept <= 195
+    with pytest.raises(KeyError, match='put it after GenerateTarget'):
+        TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.0))(dict(img=np.zeros((8, 8, 3), np.uint8)))
+    with pytest.raises(ValueError, match='prob is a probability between 0 and 1, got 1.5'):
+        TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.5))
