@@ -6,7 +6,7 @@ from mmpose.codecs import UDPHeatmap
 from mmpose.registry import KEYPOINT_CODECS
 
 from sapiens2.codecs import FastUDPHeatmap, udp_dark_decode
-from sapiens2.codecs.fast_udp_decode import heatmap_argmax
+from sapiens2.codecs.fast_udp_decode import MAX_DARK_STEP, heatmap_argmax
 
 INPUT_SIZE, HEATMAP_SIZE = (96, 128), (24, 32)  # (w, h)
 
@@ -45,10 +45,16 @@ def test_matches_mmpose(case):
     ref_kpts, ref_scores = mmpose_decode(heatmaps)
     kpts, scores = udp_dark_decode(torch.from_numpy(heatmaps), INPUT_SIZE)
     kpts = kpts.numpy()
+    # mmpose's DARK step where it stays within MAX_DARK_STEP heatmap pixels of the maximum, else the maximum itself.
+    factor = np.array([INPUT_SIZE[0] / (HEATMAP_SIZE[0] - 1), INPUT_SIZE[1] / (HEATMAP_SIZE[1] - 1)], np.float32)
+    locs = heatmap_argmax(torch.from_numpy(heatmaps))[0].numpy()
+    trusted = (np.abs(ref_kpts / factor - locs) <= MAX_DARK_STEP).all(-1)
+    np.testing.assert_array_equal(kpts[~trusted], locs[~trusted] * factor)
     # Where a maximum is <= 0, mmpose's y step divides rounding noise by ~eps (see fast_udp_decode): compare x only.
     valid = ref_scores > 0
-    np.testing.assert_allclose(kpts[valid], ref_kpts[valid], atol=1e-2, rtol=0)
-    np.testing.assert_allclose(kpts[~valid][:, 0], ref_kpts[~valid][:, 0], atol=1e-2, rtol=0)
+    np.testing.assert_allclose(kpts[valid & trusted], ref_kpts[valid & trusted], atol=1e-2, rtol=0)
+    np.testing.assert_allclose(kpts[~valid & trusted][:, 0], ref_kpts[~valid & trusted][:, 0], atol=1e-2, rtol=0)
+    assert not valid.any() or trusted[valid].mean() > 0.9  # the guard is for the odd nearly flat peak, not the rule
     np.testing.assert_allclose(scores.numpy(), ref_scores, rtol=1e-6)
 
 
@@ -101,10 +107,10 @@ def test_bad_shapes_are_rejected():
         udp_dark_decode(torch.zeros(3, 32, 24), INPUT_SIZE)
 
 
-@pytest.mark.parametrize('dtype, kept', [(torch.bfloat16, True), (torch.float16, True), (torch.float32, False)])
-def test_a_runaway_dark_step_on_reduced_precision_heatmaps_keeps_the_maximum(monkeypatch, dtype, kept):
-    """bf16 rounding can make a low peak's log-Hessian near singular (a step of 2^18 px seen in bf16 inference):
-    on bf16/fp16 heatmaps a step beyond MAX_REDUCED_PRECISION_STEP keeps the integer maximum; fp32 is mmpose's."""
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16, torch.float32])
+def test_a_runaway_dark_step_keeps_the_maximum(monkeypatch, dtype):
+    """A low, nearly flat peak makes the log-Hessian near singular (a step of 2^18 px seen in bf16 inference, 1300 px
+    in fp32 on a photo of noise): a step beyond MAX_DARK_STEP keeps the integer maximum, a smaller one is mmpose's."""
     from sapiens2.codecs import fast_udp_decode
     heatmaps = torch.zeros(1, 2, 16, 12, dtype=dtype)
     heatmaps[0, 0, 5, 4] = heatmaps[0, 1, 9, 7] = 0.5
@@ -114,4 +120,4 @@ def test_a_runaway_dark_step_on_reduced_precision_heatmaps_keeps_the_maximum(mon
     keypoints, _ = udp_dark_decode(heatmaps, (12, 16))
     factor = torch.tensor([12 / 11, 16 / 15])
     assert torch.allclose(keypoints[0, 0], torch.tensor([4.0, 5.0]) * factor, atol=0.5)
-    assert torch.equal(keypoints[0, 1], torch.tensor([7.0, 9.0]) * factor) is kept
+    assert torch.equal(keypoints[0, 1], torch.tensor([7.0, 9.0]) * factor)

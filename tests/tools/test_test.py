@@ -168,9 +168,10 @@ def test_pose_evaluation_and_inference_give_the_same_keypoints(pose_dump, tmp_pa
 def test_pose_metrics_and_flip_test_are_those_of_mmpose_udp_decoding(pose_dump):
     """The configs decode with FastUDPHeatmap; mmpose's UDPHeatmap gives the same keypoints (flip test included) and
     metrics. Random weights give flat heatmaps for some keypoints; DARK's step on them is ill-conditioned and throws
-    them far outside the image in both decoders, at rounding-dependent places: only keypoints inside are compared.
-    Near-flat maps also amplify float32 rounding (cv2 in mmpose, torch here) inside the image: 99 % of the keypoints
-    agree within 0.01 px and every one within 0.05 px."""
+    them far outside the image in both decoders, at rounding-dependent places: only keypoints inside are compared,
+    and where mmpose's step runs beyond MAX_DARK_STEP heatmap pixels inside, FastUDPHeatmap keeps the maximum
+    (a tenth). Near-flat maps also amplify float32 rounding (cv2 in mmpose, torch here) inside the image: 99 % of the
+    other keypoints agree within 0.01 px and every one within 0.05 px."""
     ckpt, options, folder, fast = pose_dump
     evaluate(POSE, ckpt, folder / 'work_udp', '--out', str(folder / 'metrics_udp.json'), '--dump',
              str(folder / 'pred_udp.pkl'), '--cfg-options', *options, 'model.head.decoder.type=UDPHeatmap')
@@ -184,12 +185,16 @@ def test_pose_metrics_and_flip_test_are_those_of_mmpose_udp_decoding(pose_dump):
         inside = (keypoints >= 0).all(1) & (keypoints[:, 0] < width) & (keypoints[:, 1] < height)
         assert inside.mean() > 0.8
         error = np.abs(a['pred_instances']['keypoints'][0][inside] - keypoints[inside]).max(1)
+        runoff = error > 1.0  # mmpose's step went beyond MAX_DARK_STEP heatmap pixels; FastUDPHeatmap kept the maximum
+        assert runoff.mean() < 0.25, np.sort(error)[-5:]  # random weights: 11 % of the keypoints inside
+        error = error[~runoff]
         assert error.max() < 0.05 and (error < 0.01).mean() >= 0.99, np.sort(error)[-5:]
         np.testing.assert_allclose(a['pred_instances']['keypoint_scores'], b['pred_instances']['keypoint_scores'],
                                    atol=1e-5)
     metrics = json.loads((folder / 'metrics.json').read_text())
     assert {'coco/AP', 'PCK', 'face/coco/AP'} <= set(metrics)
-    assert metrics == pytest.approx(json.loads((folder / 'metrics_udp.json').read_text()), abs=1e-3)
+    # the kept maxima move a random model's metrics a little (PCK 0.022 against mmpose's 0.017)
+    assert metrics == pytest.approx(json.loads((folder / 'metrics_udp.json').read_text()), abs=1e-2)
 
 
 @pytest.mark.slow

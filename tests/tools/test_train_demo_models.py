@@ -119,6 +119,9 @@ def test_photo_ratio_and_clothes_reach_the_data_and_the_card(monkeypatch):
     monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--posture-ratio', '0.4'])
     assert tool.parse_args().posture_ratio == 0.4 and tool.DATA['posture_ratio'] == 0.0
     assert tool.data_text(dict(tool.DATA, posture_ratio=0.4)) == ', 40% of the people sitting, crouching or bending'
+    monkeypatch.setattr('sys.argv', ['train_demo_models.py', '--seed', '2', '--num-train', '4000'])
+    args = tool.parse_args()
+    assert (args.seed, args.num_train) == (2, 4000) and tool.DATA['seed'] == 0
 
 
 def test_the_card_shows_the_chain_of_checkpoints_it_continues():
@@ -131,6 +134,14 @@ def test_the_card_shows_the_chain_of_checkpoints_it_continues():
     assert 'these 2 trainings' in lines[0] and '1.5 CPU hours' in lines[0] and lines[0].endswith('from random.')
     assert lines[4:] == ['| `r2.safetensors` (bbbbbbbbbbbb) | 1200 | 1800 | 50% of the images over real photos (the '
                          'package photos) |', '| `r1.safetensors` (aaaaaaaaaaaa) | 2400 | 3600 | rendered rooms |']
+    # another rendered set is named by its size and seed; a training without a CPU time shows '?'
+    other = dict(second, data=dict(tool.DATA, num_train=4000, seed=2, posture_ratio=0.6),
+                 training=dict(iterations=2400))
+    lines = tool.init_markdown(dict(init, its_card=other))
+    assert 'took at least 1.0 CPU hours' in lines[0]
+    row = lines[4]
+    assert row == '| `r2.safetensors` (bbbbbbbbbbbb) | 2400 | ? | 4000 images, seed 2; 60% of the people sitting, ' \
+        'crouching or bending |'
 
 
 def test_a_bf16_or_int8_evaluation_gets_its_column_and_relative_change():
@@ -162,3 +173,25 @@ def test_init_shipped_continues_from_the_shipped_file_on_a_short_schedule(name):
     assert cfg.train_cfg.max_iters == iters == cfg.default_hooks.checkpoint.interval == cfg.param_scheduler[1].end
     assert [cfg.param_scheduler[0].end, cfg.param_scheduler[1].begin] == [tool.CONTINUE_WARMUP] * 2
     assert cfg.optim_wrapper.optimizer.lr == tool.CONTINUE_LR
+
+
+def test_a_card_evaluated_on_another_set_says_which():
+    trained_on = dict(tool.DATA, num_train=4000, seed=3, posture_ratio=0.6, size=[384, 288], root='data/p6')
+    assert tool.same_set(trained_on, dict(trained_on, size=(384, 288)))
+    evaluated_on = dict(tool.DATA, photo_ratio=0.5, posture_ratio=0.4, size=[384, 288], root='data/postures')
+    assert not tool.same_set(evaluated_on, trained_on)
+    assert tool.evaluation_text(dict(data=trained_on)) == []
+    assert tool.evaluation_text(dict(data=trained_on, evaluation_data=evaluated_on))[0] == (
+        'Evaluated on the 200 validation images of `data/postures` (seed 0, 50% of the images over real photos (the '
+        'package photos), 40% of the people sitting, crouching or bending).')
+
+
+def test_restamping_a_card_keeps_the_weights_and_the_other_metadata(tmp_path):
+    from sapiens2.engine.checkpoint import read_checkpoint_file, save_weights
+    path = str(tmp_path / 'pose.safetensors')
+    weights = {'w': torch.arange(6, dtype=torch.float16).reshape(2, 3)}
+    save_weights(weights, path, meta=dict(config='x = 1', model_card=dict(metrics=dict(old=1.0))))
+    tool.restamp_card(path, dict(metrics=dict(new=2.0)))
+    checkpoint = read_checkpoint_file(path)
+    assert checkpoint['meta'] == dict(config='x = 1', model_card=dict(metrics=dict(new=2.0)))
+    assert torch.equal(checkpoint['state_dict']['w'], weights['w'])

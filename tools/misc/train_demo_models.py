@@ -432,6 +432,13 @@ def write_checkpoint(task_name: str, work_dir: str, path: str, card: dict) -> di
                 file_bytes=osp.getsize(path), source_checkpoint=shown(last))
 
 
+def restamp_card(path: str, card: dict) -> None:
+    """Rewrites the card in the metadata of the checkpoint ``path`` (same weights, same other metadata)."""
+    from sapiens2.engine.checkpoint import read_checkpoint_file, save_weights
+    checkpoint = read_checkpoint_file(path)
+    save_weights(checkpoint['state_dict'], path, meta=dict(checkpoint['meta'], model_card=card))
+
+
 def card_markdown(card: dict) -> str:
     lines = [f'# {card["name"]}', '', f'Task: {card["task"]}. Config: `{card["config"]}`. '
              f'Backbone: {card["model"]["backbone"]}, input {card["model"]["input_size_hw"]} (H, W), '
@@ -447,10 +454,25 @@ def card_markdown(card: dict) -> str:
              f'{card["training"]["load_average"]} on {card["training"]["machine"]}.', '',
              *init_markdown(card['init']), '',
              *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
-             *metrics_table(card)]
+             *evaluation_text(card), *metrics_table(card)]
     lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
               f'{"reached" if card["target_reached"] else "not reached"}.', '']
     return '\n'.join(lines)
+
+
+def same_set(a: dict, b: dict) -> bool:
+    """Whether two cards' data records describe the same rendered set (the keys of ``DATA``)."""
+    return all(a.get(key) == b.get(key) for key in ('num_train', 'num_val', 'seed', 'photo_ratio',
+                                                     'patterned_clothes', 'posture_ratio', 'root'))
+
+
+def evaluation_text(card: dict) -> List[str]:
+    """The set the metrics below come from, where it is not the training set (``--shipped``, ``--skip-train``)."""
+    data = card.get('evaluation_data')
+    if not data:
+        return []
+    return [f'Evaluated on the {data["num_val"]} validation images of `{data["root"]}` (seed {data["seed"]}'
+            f'{data_text(data)}).', '']
 
 
 def init_markdown(init) -> List[str]:
@@ -463,13 +485,19 @@ def init_markdown(init) -> List[str]:
         made = node.get('its_card') or {}
         training = made.get('training') or {}
         cpu_s += training.get('cpu_s') or 0.0
-        data = data_text(made.get('data') or {}).lstrip(', ') or 'rendered rooms'
+        data = made.get('data') or {}
+        text = data_text(data).lstrip(', ') or 'rendered rooms'
+        if (data.get('num_train'), data.get('seed')) not in ((None, None), (DATA['num_train'], DATA['seed'])):
+            text = f'{data["num_train"]} images, seed {data["seed"]}; {text}'  # another set than the demo one
+        cpu = f'{training["cpu_s"]:.0f}' if training.get('cpu_s') else '?'
         rows.append(f'| `{node["checkpoint"]}` ({node["sha256"][:12]}) | {training.get("iterations", "?")} | '
-                    f'{training.get("cpu_s", 0):.0f} | {data} |')
+                    f'{cpu} | {text} |')
         node = made.get('init')
     chain = 'that training' if len(rows) == 1 else f'these {len(rows)} trainings, each from the next row,'
+    at_least = 'at least ' if any(row.split(' | ')[2] == '?' for row in rows) else ''  # some CPU time not measured
     return [f'Init: continued (peak lr {init["lr"]:g}, {init["warmup_iters"]} warm-up iterations) from the first '
-            f'checkpoint below; {chain} took {cpu_s / 3600:.1f} CPU hours before this one, starting from {node}.',
+            f'checkpoint below; {chain} took {at_least}{cpu_s / 3600:.1f} CPU hours before this one, starting from '
+            f'{node}.',
             '',
             '| checkpoint (sha256) | iterations | CPU s | data |', '|---|---|---|---|', *rows]
 
@@ -551,8 +579,11 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     if args.skip_train or args.shipped:
         with open(osp.join(source, f'{stem}.json')) as f:
             card = json.load(f)
-        if args.shipped:  # the shipped card's training record, re-evaluated on this data
-            card['evaluation_data'] = dict(data, size=list(data['size']), root=shown(data_root))
+        evaluation = dict(data, size=list(data['size']), root=shown(data_root))
+        if args.shipped or not same_set(evaluation, card['data']):  # its training record, evaluated on this data
+            card['evaluation_data'] = evaluation
+        else:
+            card.pop('evaluation_data', None)
     else:
         print(f'==> {name}: training {task.config}', flush=True)
         load = os.getloadavg()[0]
@@ -599,6 +630,8 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
         atomic_write_text(card_path, json.dumps(card, indent=1))
+    elif args.skip_train:  # re-evaluated: the checkpoint in --out carries the new card
+        restamp_card(checkpoint, card)
     untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
     print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
           f'(target {" ".join(map(str, task.target))})', flush=True)
@@ -655,6 +688,8 @@ def parse_args() -> argparse.Namespace:
                         'bf16), as mode trained_int8 in the card')
     parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
     parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
+    parser.add_argument('--seed', type=int, default=DATA['seed'],
+                        help='seed of the rendered set: another seed gives other people, poses and scenes')
     parser.add_argument('--photo-ratio', type=float, default=DATA['photo_ratio'],
                         help='share of the images over real photos (make_synthhumans.py --photo-ratio)')
     parser.add_argument('--photo-folder', default=None, help='scene photos of your own (no people) for --photo-ratio')
@@ -685,8 +720,9 @@ def main() -> int:
     if args.threads:
         env['OMP_NUM_THREADS'] = str(args.threads)
     start = time.time()
-    data = dict(DATA, num_train=args.num_train, num_val=args.num_val, photo_ratio=args.photo_ratio,
-                patterned_clothes=args.patterned_clothes, posture_ratio=args.posture_ratio)
+    data = dict(DATA, num_train=args.num_train, num_val=args.num_val, seed=args.seed,
+                photo_ratio=args.photo_ratio, patterned_clothes=args.patterned_clothes,
+                posture_ratio=args.posture_ratio)
     if args.photo_folder:
         data['photo_folder'] = args.photo_folder
     print(f'==> SynthHumans in {shown(data_root)} ({data})', flush=True)
