@@ -462,8 +462,7 @@ def card_markdown(card: dict) -> str:
 
 def same_set(a: dict, b: dict) -> bool:
     """Whether two cards' data records describe the same rendered set (the keys of ``DATA``)."""
-    return all(a.get(key) == b.get(key) for key in ('num_train', 'num_val', 'seed', 'photo_ratio',
-                                                     'patterned_clothes', 'posture_ratio', 'root'))
+    return all(a.get(key) == b.get(key) for key in [*DATA, 'root'] if key != 'size')  # size: a tuple or a list
 
 
 def evaluation_text(card: dict) -> List[str]:
@@ -480,7 +479,7 @@ def init_markdown(init) -> List[str]:
     each with the training that made it) and the CPU time of the whole chain."""
     if not isinstance(init, dict):
         return [f'Init: {init}.']
-    rows, node, cpu_s = [], init, 0.0
+    rows, node, cpu_s, unmeasured = [], init, 0.0, False
     while isinstance(node, dict):
         made = node.get('its_card') or {}
         training = made.get('training') or {}
@@ -490,11 +489,12 @@ def init_markdown(init) -> List[str]:
         if (data.get('num_train'), data.get('seed')) not in ((None, None), (DATA['num_train'], DATA['seed'])):
             text = f'{data["num_train"]} images, seed {data["seed"]}; {text}'  # another set than the demo one
         cpu = f'{training["cpu_s"]:.0f}' if training.get('cpu_s') else '?'
+        unmeasured |= cpu == '?'
         rows.append(f'| `{node["checkpoint"]}` ({node["sha256"][:12]}) | {training.get("iterations", "?")} | '
                     f'{cpu} | {text} |')
         node = made.get('init')
     chain = 'that training' if len(rows) == 1 else f'these {len(rows)} trainings, each from the next row,'
-    at_least = 'at least ' if any(row.split(' | ')[2] == '?' for row in rows) else ''  # some CPU time not measured
+    at_least = 'at least ' if unmeasured else ''
     return [f'Init: continued (peak lr {init["lr"]:g}, {init["warmup_iters"]} warm-up iterations) from the first '
             f'checkpoint below; {chain} took {at_least}{cpu_s / 3600:.1f} CPU hours before this one, starting from '
             f'{node}.',
