@@ -1,6 +1,7 @@
 """Convert checkpoints: official .safetensors <-> MMEngine .pth, and sapiens2 <-> Hugging Face transformers.
 
     python tools/convert_checkpoint.py SRC DST [--rename OLD=NEW ...] [--trust-checkpoint]
+    python tools/convert_checkpoint.py SRC SRC [SRC ...] DST --average
     python tools/convert_checkpoint.py CKPT --to-transformers OUT_DIR --config CFG [--backbone-only] [--compare]
     python tools/convert_checkpoint.py DST --from-transformers HF_DIR --config CFG [--backbone-only]
 
@@ -10,6 +11,9 @@ checkpoint's meta (e.g. dataset_meta; a .safetensors file stores it as JSON meta
 SRC (and CKPT) may also be a Hub reference (hf://org/repo[@revision][/<file>]) or a model alias (pose-1b),
 downloaded if needed.
 Example: `--rename head.=decode_head.` gives a pose model trained with mmpose the official key names.
+
+--average writes the mean of the weights of two or more checkpoints of one model (a "model soup", e.g. fine-tunes
+from one start; docs/checkpoints.md) with the first one's meta.
 
 --to-transformers writes config.json + model.safetensors + README.md for transformers' Sapiens2 classes
 (`AutoModel...from_pretrained(OUT_DIR)`) and checks that transformers loads every weight. --from-transformers checks
@@ -42,7 +46,9 @@ def parse_rename(text: str):
 def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('paths', nargs='+', metavar='PATH',
-                        help='SRC DST; or CKPT with --to-transformers; or DST with --from-transformers')
+                        help='SRC DST; SRC SRC [SRC ...] DST with --average; or CKPT with --to-transformers; or DST '
+                        'with --from-transformers')
+    parser.add_argument('--average', action='store_true', help='write the mean of the SRC checkpoints to DST')
     parser.add_argument('--rename', type=parse_rename, action='append', default=[], help='OLD=NEW key prefix')
     parser.add_argument('--to-transformers', metavar='OUT_DIR', help='export CKPT with --config to a transformers '
                         'folder')
@@ -66,11 +72,18 @@ def parse_args(argv=None) -> argparse.Namespace:
     transformers_mode = args.to_transformers or args.from_transformers
     if args.to_transformers and args.from_transformers:
         parser.error('give either --to-transformers or --from-transformers')
+    if transformers_mode and args.average:
+        parser.error('--average writes a checkpoint file; convert the result in a second command')
     if transformers_mode:
         if len(args.paths) != 1:
             parser.error('with --to-transformers give one CKPT, with --from-transformers one DST')
         if not args.config:
             parser.error('--to-transformers/--from-transformers need --config (the model\'s sapiens2 config)')
+        if args.rename:
+            parser.error('--rename applies to file conversions only')
+    elif args.average:
+        if len(args.paths) < 3:
+            parser.error('--average needs two or more SRC checkpoints and a DST')
         if args.rename:
             parser.error('--rename applies to file conversions only')
     elif len(args.paths) != 2:
@@ -92,7 +105,8 @@ def compare(args: argparse.Namespace) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    fetch_released(args.paths[0])  # SRC or CKPT: an unreachable released checkpoint fails before torch is imported
+    for src in args.paths[:-1] if args.average else args.paths[:1]:
+        fetch_released(src)  # SRC or CKPT: an unreachable released checkpoint fails before torch is imported
     register_all_modules()
     if args.to_transformers:
         from sapiens2.interop.transformers import export_to_transformers, read_transformers_config
@@ -111,6 +125,13 @@ def main(argv=None) -> int:
                                        cfg_options=args.cfg_options)
         print(f'Wrote {dst}; to reproduce transformers\' outputs set '
               "model.backbone.pos_embed_rope_dtype='fp32' (sapiens2's default bf16 is the official behaviour)")
+    elif args.average:
+        from sapiens2.engine.checkpoint import average_checkpoints, check_destination, save_checkpoint
+        *sources, dst = args.paths
+        check_destination(dst, args.overwrite)
+        averaged = average_checkpoints(sources, trust_checkpoint=args.trust_checkpoint or None)
+        save_checkpoint(averaged['state_dict'], averaged['meta'], dst)
+        print(f'Wrote the mean of {len(sources)} checkpoints ({len(averaged["state_dict"])} tensors) to {dst}')
     else:
         from sapiens2.engine.checkpoint import convert_checkpoint
         state_dict = convert_checkpoint(args.paths[0], args.paths[1], args.rename,

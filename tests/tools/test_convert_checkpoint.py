@@ -87,10 +87,28 @@ def test_compare_in_float32_on_fp16_weights_with_rounded_rope_periods(hf, tmp_pa
     (['a.pth', 'b.pth', '--compare'], '--compare goes with --to-transformers'),
     (['a.pth', 'b.pth', '--dtype', 'fp32'], '--dtype goes with --to-transformers'),
     (['a.pth', '--to-transformers', 'o', '--from-transformers', 'i', '--config', POSE], 'either'),
+    (['a.pth', 'b.pth', '--average'], 'two or more SRC checkpoints and a DST'),
+    (['a.pth', 'b.pth', 'c.pth', '--average', '--rename', 'a=b'], '--rename applies to file conversions only'),
+    (['a.pth', '--average', '--to-transformers', 'o', '--config', POSE], 'convert the result in a second command'),
 ])
 def test_argument_errors(args, message):
     code, _, stderr = run(*args)
     assert code == 2 and message in stderr
+
+
+def test_average_writes_the_mean_with_the_first_files_meta_and_keeps_an_existing_dst(tmp_path):
+    sources = []
+    for scale in (1.0, 2.0, 6.0):
+        sources.append(str(tmp_path / f'{scale}.safetensors'))
+        save_weights({'w': torch.full((2, 2), scale)}, sources[-1], meta={'dataset_meta': {'scale': scale}})
+    dst = str(tmp_path / 'mean.pth')
+    code, out, _ = run(*sources, dst, '--average')
+    assert code == 0 and 'mean of 3 checkpoints (1 tensors)' in out
+    assert torch.equal(load_weights(dst)['w'], torch.full((2, 2), 3.0))
+    assert torch.load(dst, weights_only=True)['meta'] == {'dataset_meta': {'scale': 1.0}}
+    with pytest.raises(FileExistsError, match='already exists'):
+        run(*sources[:2], dst, '--average')
+    assert load_weights(dst)['w'][0, 0] == 3.0
 
 
 def test_missing_folder_is_a_clear_error(hf, tmp_path):

@@ -195,3 +195,69 @@ def test_restamping_a_card_keeps_the_weights_and_the_other_metadata(tmp_path):
     checkpoint = read_checkpoint_file(path)
     assert checkpoint['meta'] == dict(config='x = 1', model_card=dict(metrics=dict(new=2.0)))
     assert torch.equal(checkpoint['state_dict']['w'], weights['w'])
+
+
+def test_the_card_of_an_average_lists_shared_trainings_once():
+    root = dict(command='c0', data=dict(tool.DATA), training=dict(iterations=2400, cpu_s=3600.0), init='random')
+    shared = dict(checkpoint='r0.safetensors', sha256='0' * 64, lr=1e-3, warmup_iters=20, its_card=root)
+    parents = [dict(checkpoint=f'r{n}.safetensors', sha256=str(n) * 64,
+                    its_card=dict(command=f'c{n}', data=dict(tool.DATA), training=dict(iterations=1200, cpu_s=1800.0),
+                                  init=shared)) for n in (1, 2)]
+    lines = tool.init_markdown(dict(average_of=parents))
+    assert lines[0].startswith('Init: the mean of the weights of the 2 checkpoints below')
+    assert '2.0 CPU hours, starting from random.' in lines[0]  # 3600 s once + 2 x 1800 s
+    text = '\n'.join(lines)
+    assert text.count('| `r0.safetensors` (000000000000) |') == 1
+    assert lines[-1] == '... then the rows of checkpoint 1 from 000000000000 on.'
+    card = dict(command='python tools/misc/train_demo_models.py --average a b', init=dict(average_of=parents),
+                training=dict(iterations=0, averaged=2, wall_s=1.2, cpu_s=1.0, machine='x86_64, 2 cores'))
+    assert tool.averaged(card) and tool.training_text(card).startswith('Made without training of its own: `python')
+
+
+def test_average_into_writes_the_mean_as_the_work_dirs_last_checkpoint(tmp_path):
+    from sapiens2.engine.checkpoint import load_weights, read_checkpoint_file, save_weights
+    stems = []
+    for n, value in ((1, 1.0), (2, 3.0)):
+        (tmp_path / f'f{n}').mkdir()
+        stems.append(str(tmp_path / f'f{n}' / 'pose'))
+        save_weights({'w': torch.full((2,), value, dtype=torch.float16)}, stems[-1] + '.safetensors',
+                     meta=dict(dataset_meta={'n': n}, model_card={'old': 1}))
+        Path(stems[-1] + '.json').write_text(json.dumps(dict(command=f'c{n}', data={}, training={}, init='random',
+                                                              metrics={'x': 1})))
+    work_dir = tmp_path / 'work'
+    work_dir.mkdir()
+    parents = tool.average_into(str(work_dir), stems)
+    last = (work_dir / 'last_checkpoint').read_text()
+    assert torch.equal(load_weights(last)['w'], torch.full((2,), 2.0, dtype=torch.float16))
+    assert read_checkpoint_file(last)['meta'] == {'dataset_meta': {'n': 1}}  # not the first file's card
+    assert [p['its_card'] for p in parents] == [dict(command=f'c{n}', data={}, training={}, init='random')
+                                                for n in (1, 2)]
+    assert parents[1]['sha256'] == tool.file_sha256(stems[1] + '.safetensors')
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--average', 'sapiens2/demo_models'], 'needs two or more folders'),
+    (['--average', 'sapiens2/demo_models', 'sapiens2/demo_models', '--skip-train'], 'does not go with --skip-train'),
+    (['--tasks', 'seg', '--average', 'sapiens2/demo_models', 'nowhere'],
+     'nowhere/sapiens2_tiny_seg_synthhumans-256x192.safetensors is missing'),
+])
+def test_average_folders_are_checked_before_any_work(monkeypatch, argv, message):
+    monkeypatch.setattr('sys.argv', ['train_demo_models.py', *argv])
+    with pytest.raises(SystemExit, match=message):
+        tool.check_average_sources(tool.parse_args())
+
+
+def test_a_model_continued_from_a_mean_counts_the_trainings_of_both_chains():
+    def made(n: int, init, cpu_s=1800.0) -> dict:
+        return dict(checkpoint=f'r{n}.safetensors', sha256=str(n) * 64,
+                    its_card=dict(command=f'c{n}', data=dict(tool.DATA), training=dict(iterations=2400, cpu_s=cpu_s),
+                                  init=init))
+    mean = dict(checkpoint='mean.safetensors', sha256='m' * 64,
+                its_card=dict(command='--average', data=dict(tool.DATA),
+                              training=dict(iterations=0, averaged=2, cpu_s=0.5),
+                              init=dict(average_of=[made(1, 'random'), made(2, 'random', cpu_s=None)])))
+    init = dict(made(3, dict(mean, lr=1e-3, warmup_iters=20)), lr=1e-3, warmup_iters=20)
+    lines = tool.init_markdown(init)
+    assert 'took at least 1.0 CPU hours' in lines[0]  # 1800 + 1800 + 0.5 s; r2 unmeasured
+    assert lines[0].endswith("starting from the mean of 2 checkpoints (their chains are in the last row's card).")
+    assert lines[-1] == '| `mean.safetensors` (mmmmmmmmmmmm) | 0 | 0 | the mean of 2 checkpoints (its card) |'

@@ -1,7 +1,7 @@
 """Re-train the small demo models from scratch on SynthHumans, evaluate them and write their model cards.
 
 Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
-       [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped]
+       [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped | --average DIR...]
        [--photo-ratio 0.5 [--photo-folder DIR]] [--patterned-clothes] [--posture-ratio 0.4]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
@@ -19,8 +19,9 @@ Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap 
 ``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set).
 ``--bf16`` also evaluates the checkpoint in bf16 (torch autocast, as ``sapiens2-infer --dtype bf16`` runs it; mode
 ``trained_bf16`` in the card, its headline's change from fp32 printed); ``--int8`` with the backbone's linear layers
-in int8 and the rest in bf16 (mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). Each step is one
-child process (``--evaluate`` is the internal entry point of step 4).
+in int8 and the rest in bf16 (mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). ``--average DIR
+DIR...`` replaces step 2 with the mean of the checkpoints in those folders (a model soup; its card holds each one's
+chain). Each step is one child process (``--evaluate`` is the internal entry point of step 4).
 """
 import argparse
 import json
@@ -432,6 +433,25 @@ def write_checkpoint(task_name: str, work_dir: str, path: str, card: dict) -> di
                 file_bytes=osp.getsize(path), source_checkpoint=shown(last))
 
 
+def average_into(work_dir: str, stems: List[str]) -> List[dict]:
+    """Writes the mean of the checkpoints ``<stem>.safetensors`` into ``work_dir`` as its last checkpoint (what
+    :func:`write_checkpoint` reads); returns them as the card's ``init['average_of']``, each with its card's chain."""
+    from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.engine.checkpoint import average_checkpoints, save_checkpoint
+    paths = [f'{stem}.safetensors' for stem in stems]
+    averaged = average_checkpoints(paths)
+    path = osp.join(work_dir, 'averaged.safetensors')
+    save_checkpoint(averaged['state_dict'], {k: v for k, v in averaged['meta'].items() if k == 'dataset_meta'}, path)
+    atomic_write_text(osp.join(work_dir, 'last_checkpoint'), path)
+    parents = []
+    for stem, path in zip(stems, paths):
+        with open(f'{stem}.json') as f:
+            card = json.load(f)
+        parents.append(dict(checkpoint=shown(path), sha256=file_sha256(path),
+                            its_card={key: card.get(key) for key in CHAIN_KEYS}))
+    return parents
+
+
 def restamp_card(path: str, card: dict) -> None:
     """Rewrites the card in the metadata of the checkpoint ``path`` (same weights, same other metadata)."""
     from sapiens2.engine.checkpoint import read_checkpoint_file, save_weights
@@ -444,20 +464,32 @@ def card_markdown(card: dict) -> str:
              f'Backbone: {card["model"]["backbone"]}, input {card["model"]["input_size_hw"]} (H, W), '
              f'{card["checkpoint"]["parameters"]:,} parameters, fp16 file of '
              f'{card["checkpoint"]["file_bytes"] / 1e6:.2f} MB.', '',
-             f'Data: SynthHumans (renderer {card["data"]["renderer_version"]}), {card["data"]["num_train"]} '
+             f'{"Data of the last training of checkpoint 1 below" if averaged(card) else "Data"}: SynthHumans '
+             f'(renderer {card["data"]["renderer_version"]}), {card["data"]["num_train"]} '
              f'training and {card["data"]["num_val"]} validation images at {card["data"]["size"]} (H, W), seed '
              f'{card["data"]["seed"]}{data_text(card["data"])}; training samples: '
-             f'{card["data"]["train_samples"]}.', '',
-             f'Training: `{card["command"]}` (seed {card["seed"]}, {card["training"]["iterations"]} iterations, '
-             f'batch {card["training"]["batch_size"]}), {card["training"]["wall_s"]:.0f} s wall, '
-             f'{card["training"]["cpu_s"]:.0f} s CPU, {card["training"]["threads"]} thread(s), load average '
-             f'{card["training"]["load_average"]} on {card["training"]["machine"]}.', '',
+             f'{card["data"]["train_samples"]}.', '', training_text(card), '',
              *init_markdown(card['init']), '',
              *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
              *evaluation_text(card), *metrics_table(card)]
     lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
               f'{"reached" if card["target_reached"] else "not reached"}.', '']
     return '\n'.join(lines)
+
+
+def averaged(card: dict) -> bool:
+    """Whether the card's checkpoint is the mean of others (``--average``) rather than trained."""
+    return bool(card['training'].get('averaged'))
+
+
+def training_text(card: dict) -> str:
+    training = card['training']
+    if averaged(card):
+        return (f'Made without training of its own: `{card["command"]}` averaged {training["averaged"]} checkpoints '
+                f'in {training["wall_s"]:.0f} s on {training["machine"]}.')
+    return (f'Training: `{card["command"]}` (seed {card["seed"]}, {training["iterations"]} iterations, '
+            f'batch {training["batch_size"]}), {training["wall_s"]:.0f} s wall, {training["cpu_s"]:.0f} s CPU, '
+            f'{training["threads"]} thread(s), load average {training["load_average"]} on {training["machine"]}.')
 
 
 def same_set(a: dict, b: dict) -> bool:
@@ -474,32 +506,77 @@ def evaluation_text(card: dict) -> List[str]:
             f'{data_text(data)}).', '']
 
 
-def init_markdown(init) -> List[str]:
-    """The card's ``init`` as Markdown: random, or the chain of checkpoints it continues from (a table, newest first,
-    each with the training that made it) and the CPU time of the whole chain."""
-    if not isinstance(init, dict):
-        return [f'Init: {init}.']
-    rows, node, cpu_s, unmeasured = [], init, 0.0, False
-    while isinstance(node, dict):
+CHAIN_KEYS = ('command', 'data', 'training', 'init')  # what a card keeps of the card of each checkpoint it starts from
+CHAIN_HEADER = ['| checkpoint (sha256) | iterations | CPU s | data |', '|---|---|---|---|']
+
+
+def chain_rows(node: dict) -> Tuple[List[Tuple[str, str]], object]:
+    """The checkpoint ``node`` names and those its training continued from, newest first, as (sha256, table row)
+    each; and where the chain starts (e.g. 'random')."""
+    rows = []
+    while isinstance(node, dict) and 'checkpoint' in node:
         made = node.get('its_card') or {}
         training = made.get('training') or {}
-        cpu_s += training.get('cpu_s') or 0.0
         data = made.get('data') or {}
         text = data_text(data).lstrip(', ') or 'rendered rooms'
         if (data.get('num_train'), data.get('seed')) not in ((None, None), (DATA['num_train'], DATA['seed'])):
             text = f'{data["num_train"]} images, seed {data["seed"]}; {text}'  # another set than the demo one
+        if training.get('averaged'):
+            text = f'the mean of {training["averaged"]} checkpoints (its card)'
         cpu = f'{training["cpu_s"]:.0f}' if training.get('cpu_s') else '?'
-        unmeasured |= cpu == '?'
-        rows.append(f'| `{node["checkpoint"]}` ({node["sha256"][:12]}) | {training.get("iterations", "?")} | '
-                    f'{cpu} | {text} |')
+        rows.append((node['sha256'], f'| `{node["checkpoint"]}` ({node["sha256"][:12]}) | '
+                     f'{training.get("iterations", "?")} | {cpu} | {text} |'))
         node = made.get('init')
+    if isinstance(node, dict):  # the checkpoint of the last row is a mean (--average); its card lists the chains
+        node = f'the mean of {len(node.get("average_of", []))} checkpoints (their chains are in the last row\'s card)'
+    return rows, node
+
+
+def trainings(init) -> Dict[str, Optional[float]]:
+    """sha256 -> CPU s (None: not measured) of every checkpoint ``init`` goes back to, through means too."""
+    found = {}
+    for node in init.get('average_of', [init]) if isinstance(init, dict) else []:
+        if 'checkpoint' in node:
+            made = node.get('its_card') or {}
+            found[node['sha256']] = (made.get('training') or {}).get('cpu_s') or None
+            found.update(trainings(made.get('init')))
+        else:
+            found.update(trainings(node))
+    return found
+
+
+def init_markdown(init) -> List[str]:
+    """The card's ``init`` as Markdown: random, the chain of checkpoints it continues from (a table, newest first,
+    each with the training that made it), or the checkpoints it averages (a chain each), and the CPU time of all
+    the trainings before it (each counted once)."""
+    if not isinstance(init, dict):
+        return [f'Init: {init}.']
+    chains = [chain_rows(parent) for parent in init.get('average_of', [init])]
+    counted = trainings(init)
+    hours = ('at least ' if None in counted.values() else '') + \
+        f'{sum(cpu or 0.0 for cpu in counted.values()) / 3600:.1f} CPU hours'
+    if 'average_of' in init:
+        return [f'Init: the mean of the weights of the {len(chains)} checkpoints below (a uniform model soup, summed '
+                f'in fp32); the trainings that made them took {hours}, starting from {chains[0][1]}.',
+                *average_tables(chains)]
+    rows = [row for _, row in chains[0][0]]
     chain = 'that training' if len(rows) == 1 else f'these {len(rows)} trainings, each from the next row,'
-    at_least = 'at least ' if unmeasured else ''
     return [f'Init: continued (peak lr {init["lr"]:g}, {init["warmup_iters"]} warm-up iterations) from the first '
-            f'checkpoint below; {chain} took {at_least}{cpu_s / 3600:.1f} CPU hours before this one, starting from '
-            f'{node}.',
-            '',
-            '| checkpoint (sha256) | iterations | CPU s | data |', '|---|---|---|---|', *rows]
+            f'checkpoint below; {chain} took {hours} before this one, starting from {chains[0][1]}.',
+            '', *CHAIN_HEADER, *rows]
+
+
+def average_tables(chains: List[Tuple[list, object]]) -> List[str]:
+    """A chain table per averaged checkpoint; where a chain reaches a row already listed, it refers to that table."""
+    lines, listed_in = [], {}  # sha256 -> the checkpoint whose table lists it
+    for number, (rows, _) in enumerate(chains, 1):
+        cut = next((i for i, (sha, _) in enumerate(rows) if sha in listed_in), len(rows))
+        lines += ['', f'Checkpoint {number} and the trainings it continues, newest first:', '', *CHAIN_HEADER,
+                  *(row for _, row in rows[:cut])]
+        if cut < len(rows):
+            lines += ['', f'... then the rows of checkpoint {listed_in[rows[cut][0]]} from {rows[cut][0][:12]} on.']
+        listed_in.update({sha: number for sha, _ in rows[:cut]})
+    return lines
 
 
 def data_text(data: dict) -> str:
@@ -536,6 +613,11 @@ def target_text(card: dict) -> str:
     return f'{op} {value}'
 
 
+def training_times(card: dict) -> str:
+    training = card['training']
+    return 'none (averaged)' if averaged(card) else f'{training["wall_s"]:.0f} s / {training["cpu_s"]:.0f} s'
+
+
 def results_markdown(cards: List[dict]) -> str:
     lines = ['| task | metric | trained | untrained | constant | target | reached | train wall / CPU | command |',
              '|---|---|---|---|---|---|---|---|---|']
@@ -543,7 +625,7 @@ def results_markdown(cards: List[dict]) -> str:
         values = [card['metrics'][w].get(card['headline']) for w in ('trained', 'untrained', 'constant')]
         lines.append(f'| {card["task"]} | {card["headline"]} | ' + ' | '.join(f'{v:.4g}' for v in values) +
                      f' | {target_text(card)} | {"yes" if card["target_reached"] else "no"} | '
-                     f'{card["training"]["wall_s"]:.0f} s / {card["training"]["cpu_s"]:.0f} s | `{card["command"]}` |')
+                     f'{training_times(card)} | `{card["command"]}` |')
     for card in cards:
         lines += ['', f'### {card["task"]} (`{card["config"]}`)', '', *metrics_table(card)]
     return '\n'.join(lines) + '\n'
@@ -579,11 +661,19 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     if args.skip_train or args.shipped:
         with open(osp.join(source, f'{stem}.json')) as f:
             card = json.load(f)
-        evaluation = dict(data, size=list(data['size']), root=shown(data_root))
-        if args.shipped or not same_set(evaluation, card['data']):  # its training record, evaluated on this data
-            card['evaluation_data'] = evaluation
-        else:
-            card.pop('evaluation_data', None)
+    elif args.average:
+        print(f'==> {name}: averaging the checkpoints of {", ".join(map(shown, args.average))}', flush=True)
+        load, began, cpu_began = os.getloadavg()[0], time.time(), time.process_time()
+        parents = average_into(work_dir, [osp.join(folder, stem) for folder in args.average])
+        card = dict(
+            name=stem, task=name, config=task.config, model=model_summary(cfg), seed=cfg.randomness.seed,
+            command='python ' + ' '.join([shown(sys.argv[0]), *sys.argv[1:]]), data=parents[0]['its_card']['data'],
+            training=dict(iterations=0, averaged=len(parents), wall_s=round(time.time() - began, 1),
+                          cpu_s=round(time.process_time() - cpu_began, 1),
+                          load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
+                          machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()),
+            init=dict(average_of=parents))
+        card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
     else:
         print(f'==> {name}: training {task.config}', flush=True)
         load = os.getloadavg()[0]
@@ -602,11 +692,17 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
                           load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
                           machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()))
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
-    if not (args.skip_train or args.shipped):
+    if args.skip_train or args.shipped or args.average:
+        evaluation = dict(data, size=list(data['size']), root=shown(data_root))
+        if args.shipped or not same_set(evaluation, card['data']):  # its training record, evaluated on this data
+            card['evaluation_data'] = evaluation
+        else:
+            card.pop('evaluation_data', None)
+    else:
         card['init'] = ('random (from scratch); see docs/pretraining.md' if args.init == 'scratch' else
                         dict(checkpoint=shown(shipped_start), sha256=file_sha256(shipped_start), lr=CONTINUE_LR,
                              warmup_iters=CONTINUE_WARMUP,
-                             its_card={key: start_card.get(key) for key in ('command', 'data', 'training', 'init')}))
+                             its_card={key: start_card.get(key) for key in CHAIN_KEYS}))
     card['metrics'], card['baselines'] = {}, {}
     faster = tuple(mode for name, mode in PRECISION_MODES.items() if getattr(args, name))
     for mode in task.modes() + faster:
@@ -677,6 +773,9 @@ def parse_args() -> argparse.Namespace:
                         help='--init shipped: the folder of the checkpoints and cards to continue from (default: the '
                         'shipped ones; e.g. the --out of an earlier run)')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
+    parser.add_argument('--average', nargs='+', metavar='DIR',
+                        help='instead of training, average the checkpoints of these folders (two or more, each with '
+                        'its card: the shipped folder or the --out of earlier runs) and evaluate the mean')
     parser.add_argument('--shipped', action='store_true',
                         help=f'evaluation only: re-compute the cards and the results table of the shipped checkpoints '
                              f'({shown(SHIPPED_DIR)}) into --out')
@@ -703,6 +802,24 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def check_average_sources(args: argparse.Namespace) -> None:
+    """--average: one line before any work unless every folder holds a checkpoint and a card of every task."""
+    if not args.average:
+        return
+    if args.skip_train or args.shipped:
+        raise SystemExit('--average makes a new checkpoint; it does not go with --skip-train or --shipped')
+    if len(args.average) < 2:
+        raise SystemExit(f'--average needs two or more folders, got {shown(args.average[0])}')
+    for folder in args.average:
+        for name in args.tasks:
+            for suffix in ('.safetensors', '.json'):
+                path = osp.join(folder, config_name(TASKS[name]) + suffix)
+                if not osp.isfile(path):
+                    raise SystemExit(f'--average {shown(folder)}: {shown(path)} is missing; give folders that hold '
+                                     'the checkpoint and card of every --tasks task (the shipped folder or the --out '
+                                     'of an earlier run)')
+
+
 def main() -> int:
     args = parse_args()
     args.out = osp.join(REPO, args.out)
@@ -713,6 +830,7 @@ def main() -> int:
         result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))
         atomic_write_text(args.result, json.dumps(result, indent=1))
         return 0
+    check_average_sources(args)
     if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
         raise SystemExit(f'--out {shown(args.out)} is the shipped folder: write to another folder and copy the files '
                          'there by hand')

@@ -5,8 +5,9 @@ with ``weights_only=True`` unless trusted, :mod:`.torch_files`), the file format
 :mod:`.writing`), what weights must satisfy to load into a model (strict keys, finite values, floating dtypes:
 :mod:`.validation`, applied by :mod:`.loading`), whether a file is complete (:mod:`.integrity`) and ``--resume``
 (:mod:`.resume`). Two registries let other code plug in: URI schemes (:func:`register_checkpoint_scheme`, ``hf://``)
-and fit checks of a file against a model (:func:`register_checkpoint_check`). The package imports no model class;
-its names load on first use (PEP 562), so the tools' ``--help`` reads :data:`TRUST_CHECKPOINT_HELP` without torch.
+and fit checks of a file against a model (:func:`register_checkpoint_check`); :mod:`.averaging` averages
+checkpoints of one model. The package imports no model class; its names load on first use (PEP 562), so the tools'
+``--help`` reads :data:`TRUST_CHECKPOINT_HELP` without torch.
 """
 from sapiens2.utils.lazy_exports import lazy_exports
 
@@ -20,7 +21,8 @@ _EXPORTS = {
     '.fit_checks': ('check_checkpoint_fit', 'register_checkpoint_check'),
     '.torch_files': ('safe_globals', ),
     '.formats': ('extract_state_dict', 'load_weights', 'read_checkpoint_file', 'serialisable_meta'),
-    '.writing': ('convert_checkpoint', 'save_weights'),
+    '.writing': ('check_destination', 'convert_checkpoint', 'save_checkpoint', 'save_weights'),
+    '.averaging': ('average_checkpoints', ),
     '.validation': ('adapt_keys', 'compare_keys', 'prepare_state_dict'),
     '.loading': ('load_model_weights', 'read_model_checkpoint', 'strict_load_checkpoint_dict_for_sapiens2',
                  'strict_load_checkpoint_for_sapiens2'),

@@ -53,6 +53,22 @@ def save_weights(state_dict: Mapping[str, torch.Tensor], path: str, meta: Option
             torch.save({'state_dict': OrderedDict(state_dict), 'meta': meta}, tmp)
 
 
+def check_destination(dst: str, overwrite: bool = False) -> None:
+    """One-line errors before any work: ``dst`` must have a checkpoint suffix, not be a folder, and exist only with
+    ``overwrite``."""
+    check_checkpoint_suffix(dst)
+    if osp.isdir(dst):
+        raise IsADirectoryError(f'{dst} is a folder; give the checkpoint a file name (e.g. {dst}/model.safetensors)')
+    if osp.lexists(dst) and not overwrite:
+        raise FileExistsError(f'{dst} already exists; choose another destination, or pass --overwrite '
+                              '(overwrite=True) to replace it')
+
+
+def save_checkpoint(state_dict: Mapping[str, torch.Tensor], meta: Mapping, dst: str) -> None:
+    """:func:`save_weights` with a checkpoint's ``meta``, less what a ``.safetensors`` file cannot carry."""
+    save_weights(state_dict, dst, serialisable_meta(meta) if dst.endswith('.safetensors') else meta)
+
+
 def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = (),
                        trust_checkpoint: Optional[bool] = None, overwrite: bool = False) -> StateDict:
     """Converts between .safetensors and torch (.pth) checkpoints, keeping the model weights and the ``meta``
@@ -62,17 +78,11 @@ def convert_checkpoint(src: str, dst: str, renames: Sequence[Tuple[str, str]] = 
     pose checkpoint trained with mmpose the official key layout. Tensors (and their dtypes) are kept bit-exact.
     An existing ``dst`` is replaced only with ``overwrite``; its suffix says the format (:data:`WRITABLE_SUFFIXES`).
     """
-    check_checkpoint_suffix(dst)
-    if osp.isdir(dst):
-        raise IsADirectoryError(f'{dst} is a folder; give the converted checkpoint a file name (e.g. {dst}/model'
-                                '.safetensors)')
-    if osp.lexists(dst) and not overwrite:
-        raise FileExistsError(f'{dst} already exists; choose another destination, or pass --overwrite '
-                              '(overwrite=True) to replace it')
+    check_destination(dst, overwrite)
     checkpoint = read_checkpoint_file(src, 'cpu', trust_checkpoint)
     state_dict = extract_state_dict(checkpoint, src)
     meta = checkpoint.get('meta') if isinstance(checkpoint.get('meta'), Mapping) else {}
     for old, new in renames:
         state_dict = OrderedDict((new + k[len(old):] if k.startswith(old) else k, v) for k, v in state_dict.items())
-    save_weights(state_dict, dst, serialisable_meta(meta) if dst.endswith('.safetensors') else meta)
+    save_checkpoint(state_dict, meta, dst)
     return state_dict
