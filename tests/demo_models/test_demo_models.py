@@ -48,6 +48,13 @@ def test_every_task_ships_a_checkpoint_and_cards_within_the_size_budget():
 
 
 @pytest.mark.parametrize('name', TASK_NAMES)
+def test_each_shipped_markdown_card_is_its_json_card_rendered(name):
+    """The .md beside each checkpoint is what the tool writes from the .json (an averaged pose card included)."""
+    card = json.loads(shipped_file(name, '.json').read_text())
+    assert shipped_file(name, '.md').read_text() == tool.card_markdown(card)
+
+
+@pytest.mark.parametrize('name', TASK_NAMES)
 def test_shipped_checkpoint_embeds_its_committed_config_and_loads_strictly(name):
     from mmengine.registry import MODELS
 
