@@ -9,8 +9,9 @@ as a lossless AVI) goes through ``Sapiens2Inferencer`` with the ground-truth per
 
 * accuracy (pose-tiny, the shipped weights): against the ground-truth keypoints (those inside the image), the mean
   keypoint error and the error of the frame-to-frame acceleration (``x[t+1] - 2 x[t] + x[t-1]``, jitter), without
-  and with smoothing (the video-file default: two-sided, and the causal filter of live input); goals: acceleration
-  error down at least 3x, mean error at most 10 % above unsmoothed;
+  and with smoothing (the video-file default: two-sided, and the causal filter of live input: constant-velocity
+  Kalman, beside the causal One-Euro filter); goals: acceleration error down at least 3x, mean error at most 10 %
+  above unsmoothed;
 * throughput: frames/s with tracking and smoothing (the default for videos) and without (``track=False``), the runs
   interleaved and repeated, median; goal: overhead at most 5 %. All person crops of a frame go through the model in
   one forward (checked by counting the forwards).
@@ -84,7 +85,9 @@ def accuracy(task, video: str, boxes: dict, clip) -> None:
           f'{[sorted(set(col)) for col in ids.T]}):')
     print(f'  unsmoothed: acceleration error {raw_acc:.2f} px, mean keypoint error {raw_pos:.2f} px')
     causal = run(task, video, boxes, track=True, options=StreamOptions(lag=0))
-    for name, smoothed in (('two-sided (video default)', results), ('causal (live default)', causal)):
+    one_euro = run(task, video, boxes, track=True, options=StreamOptions(lag=0, min_cutoff=1.0, beta=1.5))
+    for name, smoothed in (('two-sided (video default)', results), ('causal (live default, Kalman)', causal),
+                           ('causal One-Euro (min cut-off 1, beta 1.5)', one_euro)):
         pos, acc = errors(smoothed, clip)
         print(f'  {name}: acceleration error {acc:.2f} px, {raw_acc / acc:.2f}x lower (goal >= 3x); mean keypoint '
               f'error {pos:.2f} px, {100 * (pos / raw_pos - 1):+.1f} % (goal <= +10 %)')

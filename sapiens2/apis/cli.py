@@ -76,14 +76,16 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--no-track', action='store_true',
                         help='videos and streams: no track ids (and no smoothing); every frame on its own')
     parser.add_argument('--smooth', action=argparse.BooleanOptionalAction, default=True,
-                        help='videos and streams: One-Euro smoothing of the tracked keypoints and boxes (default on; '
-                        'images are never smoothed)')
+                        help='videos and streams: smoothing of the tracked keypoints and boxes (default on; two-sided '
+                        'One-Euro in video files, a constant-velocity Kalman filter for live input; images are never '
+                        'smoothed)')
     parser.add_argument('--smooth-min-cutoff', type=positive, default=None,
-                        help='One-Euro cut-off at rest in Hz (lower: smoother; default 1.5 for video files, 1.0 '
-                        'for live input)')
+                        help='One-Euro cut-off at rest in Hz (lower: smoother; default 1.5 for video files; given '
+                        'for causal smoothing, One-Euro replaces the Kalman filter, beta 1.5 unless given)')
     parser.add_argument('--smooth-beta', type=non_negative, default=None,
                         help='One-Euro speed coefficient, per box height per second (higher: less lag in fast '
-                        'motion; default 0 for video files, 1.5 for live input)')
+                        'motion; default 0 for video files; given for causal smoothing, One-Euro replaces the Kalman '
+                        'filter, min cut-off 1.0 unless given)')
     parser.add_argument('--smooth-lag', type=smoothing_lag, default=None, metavar='SECONDS',
                         help='seconds of later frames the smoothing waits for: two-sided, no lag in the result '
                         '(default 1 for video files, 0 for live input; 0: causal)')

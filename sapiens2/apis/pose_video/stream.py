@@ -5,11 +5,13 @@ For each frame, :meth:`PoseStream.update` gives every instance a ``track_id`` (:
 with ``smooth``, filters its keypoints and box with a One-Euro filter of its own track
 (:class:`~.smoothing.OneEuroFilter`, time = frame index / fps, speeds in box heights per second). In video files
 the smoothing is two-sided: :meth:`PoseStream.settle` gives a frame's final result once ``lag`` seconds of later
-frames are in (:func:`~.smoothing.two_sided`); live input is smoothed causally, with no wait. With
-``det_interval`` N > 1 the person detector runs on every N-th frame only (and whenever no track was seen in the
-previous frame); :meth:`PoseStream.boxes_from_tracks` gives the boxes of the frames in between from the keypoints
-of the previous frame, as RTMPose's pipeline does: the box around them when they span most of the person, else the
-previous box moved as they moved (a model sure of the face only would otherwise shrink the box to the head).
+frames are in (:func:`~.smoothing.two_sided`); live input is smoothed causally, with no wait, by a constant-velocity
+Kalman filter (:class:`~.kalman.ConstantVelocityFilter`, no lag on steady motion; One-Euro when its settings are
+given). With ``det_interval`` N > 1 the person detector runs on every N-th frame only (and whenever no track was
+seen in the previous frame); :meth:`PoseStream.boxes_from_tracks` gives the boxes of the frames in between from the
+keypoints of the previous frame, as RTMPose's pipeline does: the box around them when they span most of the person,
+else the previous box moved as they moved (a model sure of the face only would otherwise shrink the box to the
+head).
 """
 import math
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .kalman import ConstantVelocityFilter
 from .smoothing import DEFAULT_BETA, DEFAULT_MIN_CUTOFF, TWO_SIDED_BETA, TWO_SIDED_MIN_CUTOFF, OneEuroFilter, two_sided
 from .tracking import PoseTracker, box_iou
 
@@ -40,10 +43,11 @@ UNSETTLED_FRAMES_KEPT = 256
 class StreamOptions:
     """Options of the per-stream stage (``PoseInferenceTask`` arguments of the same names).
 
-    ``smooth``: One-Euro filter the keypoints and boxes (``min_cutoff`` Hz, ``beta``; None: the defaults of the
-    causal or the two-sided filter); ``lag``: seconds of later frames the smoothing of a video file waits for (None:
-    ``DEFAULT_LAG_S`` for files, 0 for live input; 0: causal); ``max_age``: frames a lost track is kept;
-    ``det_interval``: run the person detector every that many frames.
+    ``smooth``: filter the keypoints and boxes (``min_cutoff`` Hz, ``beta``: the One-Euro filter's settings; None:
+    the two-sided filter's defaults in video files, the Kalman filter for causal smoothing); ``lag``: seconds of
+    later frames the smoothing of a video file waits for (None: ``DEFAULT_LAG_S`` for files, 0 for live input; 0:
+    causal); ``max_age``: frames a lost track is kept; ``det_interval``: run the person detector every that many
+    frames.
     """
     smooth: bool = True
     min_cutoff: Optional[float] = None
@@ -93,9 +97,11 @@ class PoseStream:
         #: Frames of a video whose results may still change: frame t is final once frame t + lag_frames is in.
         self.lag_frames = math.ceil(lag * self.fps) if options.smooth else 0
         self.min_cutoff, self.beta = options.filter_parameters(two_sided=self.lag_frames > 0)
+        #: Causal smoothing without One-Euro settings: the constant-velocity Kalman filter.
+        self.kalman = self.lag_frames == 0 and options.min_cutoff is None and options.beta is None
         self.records: Dict[int, _FrameRecord] = {}
         self.tracker = PoseTracker(sigmas, max_age=options.max_age, kpt_thr=kpt_thr)
-        self.filters: Dict[int, Tuple[OneEuroFilter, OneEuroFilter]] = {}
+        self.filters: Dict[int, tuple] = {}  # track id -> (keypoint filter, box filter)
         self.previous: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}  # track id -> keypoints and scores a frame earlier
         self.last_detection: Optional[int] = None
         self.last_frame = -1
@@ -202,13 +208,15 @@ class PoseStream:
                                       self.min_cutoff, self.beta).reshape(4)
         return dict(record.result, keypoints=keypoints.astype(np.float32), bboxes=bboxes.astype(np.float32))
 
+    def _new_filter(self):
+        return ConstantVelocityFilter() if self.kalman else OneEuroFilter(self.min_cutoff, self.beta)
+
     def _smoothed(self, result: dict, ids: np.ndarray, time: float) -> dict:
         keypoints = np.array(result['keypoints'], np.float64)
         bboxes = np.array(result['bboxes'], np.float64)
         for n, track_id in enumerate(ids):
             if track_id not in self.filters:
-                self.filters[track_id] = (OneEuroFilter(self.min_cutoff, self.beta),
-                                          OneEuroFilter(self.min_cutoff, self.beta))
+                self.filters[track_id] = (self._new_filter(), self._new_filter())
             keypoint_filter, box_filter = self.filters[track_id]
             scale = max(bboxes[n, 3] - bboxes[n, 1], 1.0)
             keypoints[n] = keypoint_filter(keypoints[n], time, scale)

@@ -52,8 +52,9 @@ class PoseInferenceTask(BaseInferenceTask):
             model that predicts the 308 keypoints.
         track: In videos and streams, give every instance a ``track_id`` that stays with the person
             (:mod:`sapiens2.apis.pose_video.stream`); drawn as one colour per track.
-        smooth, min_cutoff, beta, lag: One-Euro smoothing of the tracked keypoints and boxes (videos and streams
-            only): two-sided in video files, waiting ``lag`` seconds for later frames, causal for live input
+        smooth, min_cutoff, beta, lag: Smoothing of the tracked keypoints and boxes (videos and streams only):
+            two-sided One-Euro in video files, waiting ``lag`` seconds for later frames; causal for live input, by a
+            constant-velocity Kalman filter unless One-Euro settings are given
             (:class:`~sapiens2.apis.pose_video.stream.StreamOptions`).
         max_age: Frames a lost track is kept. det_interval: Run the detector every that many frames of a video and
             take the boxes in between from the tracked keypoints.

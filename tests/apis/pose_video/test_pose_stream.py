@@ -89,6 +89,19 @@ def test_video_files_are_smoothed_two_sided_and_live_input_causally():
     assert video.settle(3) is None  # settled already
 
 
+def test_live_input_is_smoothed_by_the_kalman_filter_unless_one_euro_settings_are_given():
+    live, one_euro = (PoseStream(np.full(K, 0.05), fps=10, live=True, options=StreamOptions(min_cutoff=m))
+                      for m in (None, 1.0))
+    assert live.kalman and not one_euro.kalman and not PoseStream(np.full(K, 0.05), fps=10).kalman  # files: two-sided
+    frames = [result((50 + 3 * t, 60), (150 - 3 * t, 60), jitter=2.0, seed=t) for t in range(30)]
+    truth = [result((50 + 3 * t, 60), (150 - 3 * t, 60))['keypoints'] for t in range(30)]
+    error = {name: np.mean([np.abs(stream.update(f, t)['keypoints'] - truth[t]).mean()
+                            for t, f in enumerate(frames)][10:]) for name, stream in dict(kalman=live,
+                                                                                          one_euro=one_euro).items()}
+    raw = np.mean([np.abs(f['keypoints'] - truth[t]).mean() for t, f in enumerate(frames)][10:])
+    assert error['kalman'] < raw and error['kalman'] < error['one_euro']  # One-Euro trails the steady walk
+
+
 def test_the_lag_is_checked():
     with pytest.raises(ValueError, match='lag'):
         StreamOptions(lag=-1)
