@@ -240,11 +240,13 @@ def test_average_into_writes_the_mean_as_the_work_dirs_last_checkpoint(tmp_path)
     (['--average', 'sapiens2/demo_models', 'sapiens2/demo_models', '--skip-train'], 'does not go with --skip-train'),
     (['--tasks', 'seg', '--average', 'sapiens2/demo_models', 'nowhere'],
      'nowhere/sapiens2_tiny_seg_synthhumans-256x192.safetensors is missing'),
+    (['--tasks', 'pose', '--init', 'shipped', '--start-dir', 'nowhere'],
+     '--start-dir nowhere: nowhere/sapiens2_tiny_pose_synthhumans-256x192.safetensors is missing'),
 ])
-def test_average_folders_are_checked_before_any_work(monkeypatch, argv, message):
+def test_source_folders_are_checked_before_any_work(monkeypatch, argv, message):
     monkeypatch.setattr('sys.argv', ['train_demo_models.py', *argv])
     with pytest.raises(SystemExit, match=message):
-        tool.check_average_sources(tool.parse_args())
+        tool.check_source_folders(tool.parse_args())
 
 
 def test_a_model_continued_from_a_mean_counts_the_trainings_of_both_chains():

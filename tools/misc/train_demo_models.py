@@ -444,10 +444,10 @@ def average_into(work_dir: str, stems: List[str]) -> List[dict]:
     save_checkpoint(averaged['state_dict'], {k: v for k, v in averaged['meta'].items() if k == 'dataset_meta'}, path)
     atomic_write_text(osp.join(work_dir, 'last_checkpoint'), path)
     parents = []
-    for stem, path in zip(stems, paths):
+    for stem, source in zip(stems, paths):
         with open(f'{stem}.json') as f:
             card = json.load(f)
-        parents.append(dict(checkpoint=shown(path), sha256=file_sha256(path),
+        parents.append(dict(checkpoint=shown(source), sha256=file_sha256(source),
                             its_card={key: card.get(key) for key in CHAIN_KEYS}))
     return parents
 
@@ -802,20 +802,25 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def check_average_sources(args: argparse.Namespace) -> None:
-    """--average: one line before any work unless every folder holds a checkpoint and a card of every task."""
-    if not args.average:
-        return
-    if args.skip_train or args.shipped:
+def check_source_folders(args: argparse.Namespace) -> None:
+    """One line before any work unless every folder the run starts from (``--average``, or ``--start-dir`` with
+    ``--init shipped``) holds a checkpoint and a card of every task."""
+    if args.average and (args.skip_train or args.shipped):
         raise SystemExit('--average makes a new checkpoint; it does not go with --skip-train or --shipped')
-    if len(args.average) < 2:
+    if args.average and len(args.average) < 2:
         raise SystemExit(f'--average needs two or more folders, got {shown(args.average[0])}')
-    for folder in args.average:
+    if args.average:
+        flag, folders = '--average', args.average
+    elif args.init == 'shipped' and not (args.skip_train or args.shipped):
+        flag, folders = '--start-dir', [args.start_dir]
+    else:
+        return
+    for folder in folders:
         for name in args.tasks:
             for suffix in ('.safetensors', '.json'):
                 path = osp.join(folder, config_name(TASKS[name]) + suffix)
                 if not osp.isfile(path):
-                    raise SystemExit(f'--average {shown(folder)}: {shown(path)} is missing; give folders that hold '
+                    raise SystemExit(f'{flag} {shown(folder)}: {shown(path)} is missing; give folders that hold '
                                      'the checkpoint and card of every --tasks task (the shipped folder or the --out '
                                      'of an earlier run)')
 
@@ -830,7 +835,7 @@ def main() -> int:
         result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))
         atomic_write_text(args.result, json.dumps(result, indent=1))
         return 0
-    check_average_sources(args)
+    check_source_folders(args)
     if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
         raise SystemExit(f'--out {shown(args.out)} is the shipped folder: write to another folder and copy the files '
                          'there by hand')

@@ -11,7 +11,9 @@ from .formats import StateDict, extract_state_dict, load_weights, read_checkpoin
 
 def _check_same_layout(first: StateDict, other: StateDict, first_path: str, path: str) -> None:
     """One line naming the first key whose presence, shape or (for integer tensors) value differs."""
-    for key in sorted(set(first) ^ set(other)):
+    unshared = sorted(set(first) ^ set(other))
+    if unshared:
+        key = unshared[0]
         holder, lacking = (first_path, path) if key in first else (path, first_path)
         raise CheckpointMismatchError(f'{holder} holds {key} and {lacking} does not: only checkpoints of one model '
                                       f'can be averaged')
