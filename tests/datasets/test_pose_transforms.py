@@ -144,3 +144,26 @@ def test_random_empty_crop_leaves_most_crops_alone_and_needs_targets():
         TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.0))(dict(img=np.zeros((8, 8, 3), np.uint8)))
     with pytest.raises(ValueError, match='prob is a probability between 0 and 1, got 1.5'):
         TRANSFORMS.build(dict(type='RandomEmptyCrop', prob=1.5))
+
+
+def test_pose_demo_config_greys_the_empty_crops_too():
+    """The pose demo config turns a fifth of its crops grey (mmcv's RandomGrayscale with BGR luma weights), after the
+    crops without a person: were only person crops grey, grey alone would tell the model a person is there."""
+    from mmengine.config import Config
+    from mmengine.registry import init_default_scope
+
+    from tests import DATA_DIR
+    init_default_scope('mmpose')
+    cfg = Config.fromfile(str(DATA_DIR.parent.parent / 'configs/pose/sapiens2_tiny_pose_synthhumans-256x192.py'))
+    steps = [s for s in cfg.train_dataloader.dataset.pipeline if s['type'] in ('RandomEmptyCrop', 'RandomGrayscale')]
+    assert [s['type'] for s in steps] == ['RandomEmptyCrop', 'RandomGrayscale'] and steps[1]['prob'] == 0.2
+    empty = TRANSFORMS.build(dict(steps[0], prob=1.0, photo_prob=0.0))
+    grey = TRANSFORMS.build(dict(steps[1], prob=1.0))
+    np.random.seed(0)
+    crop = empty(empty_crop_results(visible=[1, 1]))
+    assert not crop['heatmaps'].any() and np.ptp(crop['img'].astype(int), axis=2).max() > 0  # a coloured empty crop
+    out = grey(dict(crop, img=crop['img'].copy()))['img']
+    assert out.shape == crop['img'].shape and np.ptp(out.astype(int), axis=2).max() == 0
+    red = np.zeros((2, 2, 3), np.uint8)
+    red[..., 2] = 200  # BGR: pure red, luma 0.299 * 200
+    assert grey(dict(img=red))['img'][0, 0].tolist() == [59, 59, 59]

@@ -52,6 +52,20 @@ def test_no_models_at_all_stops_with_the_command_that_trains_them(tmp_path):
         demo.load_shipped_models(str(tmp_path))
 
 
+def test_the_pictures_use_the_set_the_cards_were_evaluated_on_not_their_training_seeds(tmp_path):
+    """A model continued on other seeds and evaluated on the shared validation set is no reason for a notice."""
+    root = tmp_path / 'set'
+    root.mkdir()
+    (root / 'manifest.json').write_text('{}')
+    pose = dict(card('pose', POSE_CONFIG, 'body/PCK', ('>=', 0.85)), evaluation_data=dict(size=[384, 288], seed=0))
+    pose['data'] = dict(pose['data'], seed=4)
+    models = dict(pose=pose, seg=card('seg', SEG_CONFIG))
+    assert demo.demo_data(models, str(root)) == (str(root), [])
+    del pose['evaluation_data']
+    _, notices = demo.demo_data(models, str(root))
+    assert len(notices) == 1 and 'different SynthHumans sizes/seeds' in notices[0]
+
+
 def test_held_out_images_put_the_most_crowded_scene_first_with_its_boxes(tmp_path):
     images = [dict(id=i, file_name=f'val/rgb/{i:06d}.png') for i in range(4)]
     people = {0: 1, 1: 2, 2: 3, 3: 1}

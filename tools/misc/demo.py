@@ -151,12 +151,18 @@ def config_mismatch(model: dict, models_dir: str) -> Optional[str]:
 
 
 # ----------------------------------------------------------------------------------------------------- data
+def evaluation_set(card: dict) -> dict:
+    """The SynthHumans set a card's metrics were measured on: its ``evaluation_data`` when that is not the set it was
+    last trained on (a model continued over new seeds is still evaluated on the others' validation images)."""
+    return card.get('evaluation_data') or card['data']
+
+
 def demo_data(models: Dict[str, dict], data_root: Optional[str]) -> Tuple[str, List[str]]:
     """The SynthHumans root to run on (rendered when needed) and notices about it."""
     from sapiens2.datasets.synthhumans import RENDERER_VERSION, ensure_synthhumans
     from sapiens2.datasets.synthhumans.manifest import configuration, read_manifest
-    specs = {json.dumps({k: card['data'][k] for k in ('size', 'seed')}, sort_keys=True): card['task']
-             for card in models.values()}
+    sets = {task: evaluation_set(card) for task, card in models.items()}
+    specs = {json.dumps({k: data[k] for k in ('size', 'seed')}, sort_keys=True): task for task, data in sets.items()}
     spec = json.loads(next(iter(specs)))
     notices = []
     if len(specs) > 1:
@@ -179,9 +185,9 @@ def demo_data(models: Dict[str, dict], data_root: Optional[str]) -> Tuple[str, L
             renderer_version=RENDERER_VERSION, num_train=num_train, num_val=num_val, size=list(spec['size']),
             seed=spec['seed'])
 
-    card = next(iter(models.values()))
-    full = osp.join(REPO, card['data'].get('root', 'data/synthhumans_demo'))
-    if holds(full, card['data']['num_train'], card['data']['num_val']):
+    data = next(iter(sets.values()))
+    full = osp.join(REPO, data.get('root', 'data/synthhumans_demo'))
+    if holds(full, data['num_train'], data['num_val']):
         return full, notices
     root = osp.join(REPO, SMALL_SET['root'])
     if not holds(root, SMALL_SET['num_train'], SMALL_SET['num_val']):

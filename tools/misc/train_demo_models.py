@@ -722,12 +722,12 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     card['target_reached'] = target_reached(task, card['metrics'])
     from sapiens2.engine.atomic_save import atomic_write_text
     atomic_write_text(card_path, json.dumps(card, indent=1))
-    atomic_write_text(osp.join(args.out, f'{stem}.md'), card_markdown(card))
-    if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too
+    if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too (and its new size)
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
         atomic_write_text(card_path, json.dumps(card, indent=1))
     elif args.skip_train:  # re-evaluated: the checkpoint in --out carries the new card
         restamp_card(checkpoint, card)
+    atomic_write_text(osp.join(args.out, f'{stem}.md'), card_markdown(card))
     untrained, constant = (card['metrics'][mode][task.headline] for mode in ('untrained', 'constant'))
     print(f'    {name}: {task.headline}: trained {trained:.4g}, untrained {untrained:.4g}, constant {constant:.4g} '
           f'(target {" ".join(map(str, task.target))})', flush=True)
