@@ -805,11 +805,11 @@ def parse_args() -> argparse.Namespace:
 def check_source_folders(args: argparse.Namespace) -> None:
     """One line before any work unless every folder the run starts from (``--average``, or ``--start-dir`` with
     ``--init shipped``) holds a checkpoint and a card of every task."""
-    if args.average and (args.skip_train or args.shipped):
-        raise SystemExit('--average makes a new checkpoint; it does not go with --skip-train or --shipped')
-    if args.average and len(args.average) < 2:
-        raise SystemExit(f'--average needs two or more folders, got {shown(args.average[0])}')
     if args.average:
+        if args.skip_train or args.shipped:
+            raise SystemExit('--average makes a new checkpoint; it does not go with --skip-train or --shipped')
+        if len(args.average) < 2:
+            raise SystemExit(f'--average needs two or more folders, got {shown(args.average[0])}')
         flag, folders = '--average', args.average
     elif args.init == 'shipped' and not (args.skip_train or args.shipped):
         flag, folders = '--start-dir', [args.start_dir]
