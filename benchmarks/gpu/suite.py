@@ -22,6 +22,7 @@ For each arch it measures, with one warm-up and then timed iterations (synchroni
 One table goes to stdout and everything to a JSON file.
 """
 import argparse
+import functools
 import json
 import os
 import os.path as osp
@@ -348,10 +349,10 @@ def datasheet_peak(name: Optional[str]) -> Optional[float]:
     return None
 
 
-def print_table(rows: List[dict]) -> None:
-    header = (f'{"arch":14s} {"part":10s} {"batch":>5s} {"peer":22s} {"mode":10s} {"dtype":5s} {"img/s":>8s} '
+def print_table(rows: List[dict], header: bool = True) -> None:
+    if header:
+        print(f'{"arch":14s} {"part":10s} {"batch":>5s} {"peer":22s} {"mode":10s} {"dtype":5s} {"img/s":>8s} '
               f'{"ms":>9s} {"1st s":>7s} {"peak GiB":>8s} {"MFU":>11s} {"rel L2":>8s}  sdpa')
-    print(header)
     for r in rows:
         start = f'{r["arch"]:14s} {r["part"]:10s} {r["batch"]:5d} {r["peer"]:22s} {r["mode"]:10s}'
         if 'error' in r:
@@ -378,23 +379,31 @@ def main(argv=None) -> int:
     timer = Timer(device)
     peaks = dict(measured=matmul_peak(device, args.dry_run), datasheet=datasheet_peak(env.get('gpu')))
     rows: List[dict] = []
-    for arch in args.archs:
-        rows += inference(arch, args, device, timer)
-        rows += training(arch, args, device, timer, peaks)
+    print(f'{env}  size {args.size[0]}x{args.size[1]}  measured bf16 matmul {peaks["measured"] / 1e12:.1f} TFLOP/s'
+          f'  (MFU columns: measured/datasheet peak)')
+    print_table([])
+    for arch in args.archs:  # rows are printed and saved as they come, so that a time limit keeps the earlier ones
+        for measure in (inference, functools.partial(training, peaks=peaks)):
+            new_rows = measure(arch, args, device, timer)
+            print_table(new_rows, header=False)
+            rows += new_rows
+            result = save(args, env, peaks, rows, start)
         if device.type == 'cuda':
             torch.cuda.empty_cache()
+    print(f'JSON: {args.json}  ({result["wall_s"]:.0f} s)')
+    return 0
+
+
+def save(args: argparse.Namespace, env: dict, peaks: dict, rows: List[dict], start: float) -> dict:
+    """Write the rows so far to ``--json``; returns what was written."""
     result = dict(environment=env, args={k: v for k, v in vars(args).items() if k != 'json'},
                   matmul_bf16_tflops=peaks['measured'] / 1e12,
                   datasheet_bf16_tflops=peaks['datasheet'] / 1e12 if peaks['datasheet'] else None,
                   rows=rows, wall_s=time.perf_counter() - start)
-    print(f'{env}  size {args.size[0]}x{args.size[1]}  measured bf16 matmul {peaks["measured"] / 1e12:.1f} TFLOP/s'
-          f'  (MFU columns: measured/datasheet peak)')
-    print_table(rows)
     os.makedirs(osp.dirname(osp.abspath(args.json)), exist_ok=True)
     with open(args.json, 'w') as f:
         json.dump(result, f, indent=1)
-    print(f'JSON: {args.json}  ({result["wall_s"]:.0f} s)')
-    return 0
+    return result
 
 
 if __name__ == '__main__':

@@ -52,3 +52,18 @@ def test_dry_run_writes_the_table_and_json(tmp_path):
         assert auto['dtype'] in ('fp32', 'bf16') and auto['ms'] == by_batch[(batch, 'ours', auto['same_as'])]['ms']
         assert all(r['peak_gib'] > 0 for r in (fp32, bf16))
         assert 'error' not in by_batch[(batch, 'transformers', 'eager')]
+
+
+def test_rows_are_saved_as_they_come(tmp_path, monkeypatch):
+    """A run stopped part-way (a time limit on a lent GPU) keeps the rows measured before it."""
+    import suite
+
+    def stopped(*args, **kwargs):
+        raise TimeoutError('stopped during training')
+
+    monkeypatch.setattr(suite, 'training', stopped)
+    out = tmp_path / 'suite.json'
+    with pytest.raises(TimeoutError):
+        suite.main(['--dry-run', '--no-transformers', '--no-exported', '--infer-batches', '1', '--json', str(out)])
+    rows = json.loads(out.read_text())['rows']
+    assert rows and {row['part'] for row in rows} == {'inference'}

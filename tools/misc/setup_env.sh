@@ -8,6 +8,7 @@
 #   TORCH_SPEC    torch requirement (default torch==2.14.1 torchvision==0.29.1); set it to pick another build,
 #                 e.g. TORCH_SPEC="torch==2.14.1 torchvision==0.29.1 --index-url <your CUDA wheel index>"
 #   SAPIENS2_CACHE  folder for the compiled mmcv wheel, keyed by torch version (default ~/.cache/sapiens2)
+#   SAPIENS2_NEED_GB  free disk space asked for before torch is installed (default 8; the venv takes 6.6 GB)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,6 +20,19 @@ CACHE=${SAPIENS2_CACHE:-$HOME/.cache/sapiens2}
 PIP="$VENV/bin/python -m pip"
 
 step() { echo "==> $*"; }
+
+# torch's CUDA build alone takes 5.6 GB: say so before pip stops half-way with "No space left on device".
+NEED_GB=${SAPIENS2_NEED_GB:-8}
+if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
+  disk=$VENV
+  while [ ! -e "$disk" ]; do disk=$(dirname "$disk"); done
+  FREE_GB=$(df -Pk "$disk" | awk 'NR == 2 { print int($4 / 1048576) }')
+  if [ -n "$FREE_GB" ] && [ "$FREE_GB" -lt "$NEED_GB" ]; then
+    echo "setup_env.sh: $VENV needs about $NEED_GB GB (torch's CUDA build is 5.6 GB) and its disk has $FREE_GB GB" \
+      "free: free some space, or set VENV to a folder on a larger disk" >&2
+    exit 1
+  fi
+fi
 
 if [ ! -x "$VENV/bin/python" ]; then
   step "creating $VENV"
