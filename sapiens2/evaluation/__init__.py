@@ -6,4 +6,5 @@ __all__ = ['AngleErrorStats', 'angle_error_deg']
 
 if is_installed('mmpose'):
     from .keypoint_format_coco_metric import KeypointFormatCocoMetric  # noqa: F401  (mmpose METRICS)
-    __all__.append('KeypointFormatCocoMetric')
+    from .keypoint_threshold_metric import KeypointThresholdMetric  # noqa: F401  (mmpose METRICS)
+    __all__ += ['KeypointFormatCocoMetric', 'KeypointThresholdMetric']
