@@ -401,8 +401,9 @@ def save(args: argparse.Namespace, env: dict, peaks: dict, rows: List[dict], sta
                   datasheet_bf16_tflops=peaks['datasheet'] / 1e12 if peaks['datasheet'] else None,
                   rows=rows, wall_s=time.perf_counter() - start)
     os.makedirs(osp.dirname(osp.abspath(args.json)), exist_ok=True)
-    with open(args.json, 'w') as f:
+    with open(args.json + '.tmp', 'w') as f:  # replaced whole, so that a run killed while writing keeps the last
         json.dump(result, f, indent=1)
+    os.replace(args.json + '.tmp', args.json)
     return result
 
 

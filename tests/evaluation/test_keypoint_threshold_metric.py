@@ -48,6 +48,24 @@ def test_partitions_and_keypoints_visible_of_three_dimensions():
     assert not any(key.startswith('all/') for key in result)
 
 
+def test_nothing_to_count_is_nan_not_zero():
+    metric = METRICS.build(dict(type='KeypointThresholdMetric', thresholds=(0.3, 0.5),
+                                partitions=dict(body=[0, 1], hands=[2])))
+    result = evaluate(metric, [sample([0.9, 0.4, 0.9], [0, 0, 0], visible=[1, 1, 0])])  # no hand labelled
+    assert all(np.isnan(result[f'hands/{key}@0.3']) for key in ('drawn', 'right', 'added_right'))
+    assert result['body/drawn@0.3'] == 1.0 and result['body/added_right@0.3'] == 1.0  # the 0.4 one, right
+    assert result['body/drawn@0.5'] == 0.5 and result['body/right@0.5'] == 1.0
+    assert np.isnan(METRICS.build(dict(type='KeypointThresholdMetric', thresholds=(0.95, )))
+                    .compute_metrics([dict(scores=np.array([[0.5]]), right=np.array([[True]]),
+                                           labelled=np.array([[True]]))])['all/right@0.95'])  # none drawn
+
+
+def test_partition_indices_beyond_the_model_are_one_clear_error():
+    metric = METRICS.build(dict(type='KeypointThresholdMetric', partitions=dict(body=[0, 7])))
+    with pytest.raises(ValueError, match=r'partition indices \[7\] are not keypoints of this 3-keypoint model'):
+        metric.process([], [sample([0.9, 0.9, 0.9], [0, 0, 0])])
+
+
 @pytest.mark.parametrize('kwargs, message', [(dict(thresholds=(0.3, 0.1)), 'increasing'),
                                              (dict(thresholds=()), 'increasing'),
                                              (dict(pck_thr=0), 'positive')])

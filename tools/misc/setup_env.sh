@@ -8,7 +8,7 @@
 #   TORCH_SPEC    torch requirement (default torch==2.14.1 torchvision==0.29.1); set it to pick another build,
 #                 e.g. TORCH_SPEC="torch==2.14.1 torchvision==0.29.1 --index-url <your CUDA wheel index>"
 #   SAPIENS2_CACHE  folder for the compiled mmcv wheel, keyed by torch version (default ~/.cache/sapiens2)
-#   SAPIENS2_NEED_GB  free disk space asked for before torch is installed (default 8; the venv takes 6.6 GB)
+#   SAPIENS2_NEED_GB  free GiB asked for on the venv's disk before torch is installed (default 8; the venv takes 6.6)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,15 +21,19 @@ PIP="$VENV/bin/python -m pip"
 
 step() { echo "==> $*"; }
 
-# torch's CUDA build alone takes 5.6 GB: say so before pip stops half-way with "No space left on device".
+# PyPI's torch (a CUDA build) alone takes 5.5 GiB: say so before pip stops half-way with "No space left on device".
 NEED_GB=${SAPIENS2_NEED_GB:-8}
+if ! [[ $NEED_GB =~ ^[0-9]+$ ]]; then
+  echo "setup_env.sh: SAPIENS2_NEED_GB must be a whole number of GiB, got '$NEED_GB'" >&2
+  exit 1
+fi
 if ! "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   disk=$VENV
   while [ ! -e "$disk" ]; do disk=$(dirname "$disk"); done
-  FREE_GB=$(df -Pk "$disk" | awk 'NR == 2 { print int($4 / 1048576) }')
+  FREE_GB=$("$PYTHON" -c 'import shutil, sys; print(shutil.disk_usage(sys.argv[1]).free >> 30)' "$disk" || true)
   if [ -n "$FREE_GB" ] && [ "$FREE_GB" -lt "$NEED_GB" ]; then
-    echo "setup_env.sh: $VENV needs about $NEED_GB GB (torch's CUDA build is 5.6 GB) and its disk has $FREE_GB GB" \
-      "free: free some space, or set VENV to a folder on a larger disk" >&2
+    echo "setup_env.sh: $VENV needs about $NEED_GB GiB (PyPI's torch alone is 5.5 GiB) and its disk has $FREE_GB GiB" \
+      "free: free some space, set VENV to a folder on a larger disk, or set SAPIENS2_NEED_GB=N to ask for less" >&2
     exit 1
   fi
 fi
