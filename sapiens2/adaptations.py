@@ -472,6 +472,26 @@ def _write_seg_label_maps_safely() -> None:
     _patch_module('mmseg.evaluation.metrics.iou_metric', patch)
 
 
+class _NoTrainingRun:
+    """What ``SegVisualizationHook`` reads of a runner that has not trained: the step ``Runner.iter`` gives then."""
+    iter = 0
+
+
+def _draw_seg_test_pictures_without_training_data() -> None:
+    def patch(module: ModuleType) -> None:
+        from mmengine.runner import BaseLoop
+        upstream = module.SegVisualizationHook._after_iter
+
+        def _after_iter(self, runner, batch_idx, data_batch, outputs, mode='val'):
+            if mode != 'train' and not isinstance(runner._train_loop, BaseLoop):  # reading runner.iter builds it
+                runner = _NoTrainingRun()
+            return upstream(self, runner, batch_idx, data_batch, outputs, mode)
+
+        module.SegVisualizationHook._after_iter = _after_iter
+
+    _patch_module('mmseg.engine.hooks.visualization_hook', patch)
+
+
 def _silence_mmseg_build_loss_notice() -> None:
     warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
                             category=UserWarning, module=r'mmseg\.models\.builder$')
@@ -633,6 +653,11 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `The draw is False` UserWarning of mmseg's SegVisualizationHook, which the seg configs build "
         'with draw=False unless pictures are asked for (--show-dir sets draw=True).',
         _silence_mmseg_draw_false_notice),
+    Adaptation(
+        'mmseg-test-pictures-without-training-data', 'mmsegmentation', ('1.2.2', ),
+        "SegVisualizationHook's pictures of a test run (tools/test.py --show-dir) no longer read runner.iter, which "
+        'built the training loop and dataset, so that a test failed half-way where the training data was missing.',
+        _draw_seg_test_pictures_without_training_data),
     Adaptation(
         'mmpose-init-model-strict', 'mmpose', ('1.3.2', ),
         "mmpose.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "

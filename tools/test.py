@@ -34,7 +34,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--out', help='pose: file for the metrics (.json/.yaml/.pkl); seg and dense projects: folder '
                         'for the predictions')
     parser.add_argument('--dump', help='pose: pickle file (.pkl) of every prediction, for offline evaluation')
-    parser.add_argument('--show-dir', help='directory where the painted pictures are saved')
+    parser.add_argument('--show-dir', help='directory where the painted pictures are saved (relative to the current '
+                        'directory, as --out; mmpose\'s own test.py puts a relative one under the work dir)')
     parser.add_argument('--show', action='store_true', help='pose and seg: show the pictures in a window')
     parser.add_argument('--wait-time', type=float, default=None, help='seconds each shown picture stays')
     parser.add_argument('--interval', type=int, default=None, help='pose: draw every N-th sample (default 1)')

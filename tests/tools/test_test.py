@@ -99,7 +99,8 @@ def test_dense_projects_evaluation_and_inference_write_the_same_predictions(task
 def test_seg_evaluation_and_inference_write_the_same_label_maps(synthhumans_root, tmp_path):
     ckpt = checkpoint(SEG, tmp_path)
     options = [f'test_dataloader.dataset.indices={NUM_IMAGES}', 'test_dataloader.batch_size=1',
-               f'test_dataloader.dataset.data_root={synthhumans_root}']
+               f'test_dataloader.dataset.data_root={synthhumans_root}',
+               f'train_dataloader.dataset.data_root={tmp_path / "no_training_data"}']  # a test run reads none
     evaluate(SEG, ckpt, tmp_path / 'work', '--out', str(tmp_path / 'test_out'), '--show-dir',
              str(tmp_path / 'pictures'), '--cfg-options', *options)
     names = sorted(os.listdir(tmp_path / 'test_out'))

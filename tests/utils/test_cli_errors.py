@@ -61,6 +61,18 @@ MISTAKES = {
                            'convert_checkpoint.py: error: Checkpoint {tmp}/none.pth does not exist'),
     'missing export config': (['tools/deploy/export.py', '{tmp}/none.py', '--out', '{tmp}/e'],
                               'export.py: error: Config file {tmp}/none.py does not exist'),
+    'flops at a size off the patch grid': (['tools/analysis/get_flops.py', 'configs/pose/'
+                                            'sapiens2_nano_pose_synthhumans-128x96.py', '--shape', '127', '96'],
+                                           'get_flops.py: error: Sapiens2 input size (H, W) = (127, 96) must be '
+                                           'multiples of patch_size'),
+    'missing benchmark config': (['tools/analysis/benchmark.py', '{tmp}/none.py'],
+                                 'benchmark.py: error: Config file {tmp}/none.py does not exist'),
+    'missing print_config config': (['tools/misc/print_config.py', '{tmp}/none.py'],
+                                    'print_config.py: error: Config file {tmp}/none.py does not exist'),
+    'missing browse_dataset config': (['tools/misc/browse_dataset.py', '{tmp}/none.py', '--out', '{tmp}/b'],
+                                      'browse_dataset.py: error: Config file {tmp}/none.py does not exist'),
+    'missing dense_probe config': (['tools/dense_probe.py', '{tmp}/none.py', '--task', 'seg', '--data-root', '{tmp}'],
+                                   'dense_probe.py: error: Config file {tmp}/none.py does not exist'),
 }
 
 

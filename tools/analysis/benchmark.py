@@ -13,6 +13,7 @@ import time
 import torch
 
 from sapiens2.apis.builder import init_model, model_input_size
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 DTYPES = dict(fp32=None, bf16=torch.bfloat16, fp16=torch.float16)
 
@@ -56,6 +57,7 @@ def main() -> int:
     parser.add_argument('--repeats', type=int, default=5)
     parser.add_argument('--iters', type=int, default=5)
     parser.add_argument('--shape', type=int, nargs=2, metavar=('H', 'W'))
+    add_debug_argument(parser)
     args = parser.parse_args()
     result = benchmark(args.config, args.checkpoint, args.batch_size, args.device, args.dtype, args.warmup,
                        args.repeats, args.iters, args.shape)
@@ -65,4 +67,4 @@ def main() -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_cli(main))

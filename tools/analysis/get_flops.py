@@ -13,6 +13,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from sapiens2.apis.builder import model_input_size
 from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
 def count(config: str, shape=None, cfg_options=None) -> dict:
@@ -39,6 +40,7 @@ def main() -> int:
     parser.add_argument('config')
     parser.add_argument('--shape', type=int, nargs=2, metavar=('H', 'W'), help='input size (default: the config\'s)')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    add_debug_argument(parser)
     args = parser.parse_args()
     result = count(args.config, args.shape, args.cfg_options)
     print(f'input shape:      {result["input_shape"]}')
@@ -50,4 +52,4 @@ def main() -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_cli(main))

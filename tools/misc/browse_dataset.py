@@ -17,6 +17,7 @@ from mmengine.registry import DATASETS, init_default_scope
 
 from sapiens2.engine.launch import DictAction, load_config
 from sapiens2.structures.layout import class_palette, keypoint_style
+from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import albedo_to_bgr, depth_to_bgr, normals_to_bgr, overlay_labels, side_by_side  # noqa
 from sapiens2.visualization.keypoints import draw_keypoints
@@ -70,6 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument('--num', type=int, default=10, help='number of samples')
     parser.add_argument('--split', choices=('train', 'val', 'test'), default='train')
     parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    add_debug_argument(parser)
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.cfg_options)
     init_default_scope(cfg.get('default_scope', 'sapiens2'))
@@ -89,4 +91,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_cli(main))
