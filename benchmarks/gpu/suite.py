@@ -41,6 +41,7 @@ from torch import nn
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 sys.path[:0] = [ROOT, osp.join(ROOT, 'benchmarks')]
 
+from sapiens2.engine.atomic_save import atomic_write_text  # noqa: E402
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.heads import DenseTrunkHead  # noqa: E402
 from sapiens2.utils.devices import auto_dtype  # noqa: E402
@@ -401,9 +402,7 @@ def save(args: argparse.Namespace, env: dict, peaks: dict, rows: List[dict], sta
                   datasheet_bf16_tflops=peaks['datasheet'] / 1e12 if peaks['datasheet'] else None,
                   rows=rows, wall_s=time.perf_counter() - start)
     os.makedirs(osp.dirname(osp.abspath(args.json)), exist_ok=True)
-    with open(args.json + '.tmp', 'w') as f:  # replaced whole, so that a run killed while writing keeps the last
-        json.dump(result, f, indent=1)
-    os.replace(args.json + '.tmp', args.json)
+    atomic_write_text(args.json, json.dumps(result, indent=1))  # a run killed while writing keeps the last one whole
     return result
 
 
