@@ -230,6 +230,19 @@ def _resume_from_a_valid_record() -> None:
         module.find_latest_checkpoint = find_resume_checkpoint
 
 
+def _count_steps_without_building_the_training_loop() -> None:
+    from mmengine.runner import BaseLoop, FlexibleRunner, Runner
+
+    def step(name: str) -> property:
+        def read(self) -> int:  # upstream reads self.train_loop, which builds the loop and its dataset
+            loop = self._train_loop
+            return getattr(loop, name) if isinstance(loop, BaseLoop) else 0
+        return property(read, doc=f'int: Current {name} (0 before training).')
+
+    for runner in (Runner, FlexibleRunner):
+        runner.epoch, runner.iter = step('epoch'), step('iter')
+
+
 # --- mmpose, mmseg, mmdet --------------------------------------------------------------------------------------------
 
 def _loads_strictly(model) -> bool:
@@ -472,26 +485,6 @@ def _write_seg_label_maps_safely() -> None:
     _patch_module('mmseg.evaluation.metrics.iou_metric', patch)
 
 
-class _NoTrainingRun:
-    """What ``SegVisualizationHook`` reads of a runner that has not trained: the step ``Runner.iter`` gives then."""
-    iter = 0
-
-
-def _draw_seg_test_pictures_without_training_data() -> None:
-    def patch(module: ModuleType) -> None:
-        from mmengine.runner import BaseLoop
-        upstream = module.SegVisualizationHook._after_iter
-
-        def _after_iter(self, runner, batch_idx, data_batch, outputs, mode='val'):
-            if mode != 'train' and not isinstance(runner._train_loop, BaseLoop):  # reading runner.iter builds it
-                runner = _NoTrainingRun()
-            return upstream(self, runner, batch_idx, data_batch, outputs, mode)
-
-        module.SegVisualizationHook._after_iter = _after_iter
-
-    _patch_module('mmseg.engine.hooks.visualization_hook', patch)
-
-
 def _silence_mmseg_build_loss_notice() -> None:
     warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
                             category=UserWarning, module=r'mmseg\.models\.builder$')
@@ -562,6 +555,12 @@ ADAPTATIONS: List[Adaptation] = [
         'from the newest complete iter_/epoch_ checkpoint of the work dir (saying so) or fails naming the record '
         '(MMEngine tries to load "" or the truncated file).',
         _resume_from_a_valid_record),
+    Adaptation(
+        'steps-without-training', 'mmengine', ('0.10.7', ),
+        'Runner.iter and Runner.epoch are 0 before training instead of building the training loop and its dataset '
+        "(mmseg's SegVisualizationHook reads runner.iter for each picture, so tools/test.py --show-dir stopped "
+        'half-way where the training data was missing).',
+        _count_steps_without_building_the_training_loop),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
@@ -653,11 +652,6 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `The draw is False` UserWarning of mmseg's SegVisualizationHook, which the seg configs build "
         'with draw=False unless pictures are asked for (--show-dir sets draw=True).',
         _silence_mmseg_draw_false_notice),
-    Adaptation(
-        'mmseg-test-pictures-without-training-data', 'mmsegmentation', ('1.2.2', ),
-        "SegVisualizationHook's pictures of a test run (tools/test.py --show-dir) no longer read runner.iter, which "
-        'built the training loop and dataset, so that a test failed half-way where the training data was missing.',
-        _draw_seg_test_pictures_without_training_data),
     Adaptation(
         'mmpose-init-model-strict', 'mmpose', ('1.3.2', ),
         "mmpose.apis.init_model loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "

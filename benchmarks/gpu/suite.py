@@ -22,7 +22,6 @@ For each arch it measures, with one warm-up and then timed iterations (synchroni
 One table goes to stdout and everything to a JSON file.
 """
 import argparse
-import functools
 import json
 import os
 import os.path as osp
@@ -383,12 +382,14 @@ def main(argv=None) -> int:
     print(f'{env}  size {args.size[0]}x{args.size[1]}  measured bf16 matmul {peaks["measured"] / 1e12:.1f} TFLOP/s'
           f'  (MFU columns: measured/datasheet peak)')
     print_table([])
-    for arch in args.archs:  # rows are printed and saved as they come, so that a time limit keeps the earlier ones
-        for measure in (inference, functools.partial(training, peaks=peaks)):
-            new_rows = measure(arch, args, device, timer)
-            print_table(new_rows, header=False)
-            rows += new_rows
-            result = save(args, env, peaks, rows, start)
+    def add(new_rows: List[dict]) -> dict:  # printed and saved as they come: a time limit keeps the earlier rows
+        print_table(new_rows, header=False)
+        rows.extend(new_rows)
+        return save(args, env, peaks, rows, start)
+
+    for arch in args.archs:
+        add(inference(arch, args, device, timer))
+        result = add(training(arch, args, device, timer, peaks))
         if device.type == 'cuda':
             torch.cuda.empty_cache()
     print(f'JSON: {args.json}  ({result["wall_s"]:.0f} s)')

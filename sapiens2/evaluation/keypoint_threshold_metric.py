@@ -48,16 +48,20 @@ class KeypointThresholdMetric(BaseMetric):
             pred = sample['pred_instances']
             visible = np.asarray(gt['keypoints_visible'], dtype=float)
             labelled = (visible[..., 0] if visible.ndim == 3 else visible) > 0  # (N, K)
-            unknown = [i for part in self.partitions.values() for i in part if not 0 <= i < labelled.shape[1]]
-            if unknown:
-                raise ValueError(f'{type(self).__name__}: partition indices {sorted(set(unknown))} are not keypoints '
-                                 f'of this {labelled.shape[1]}-keypoint model; fix `partitions` in the config')
+            if not self.results:  # the first sample of an evaluation
+                self._check_partitions(labelled.shape[1])
             box = np.asarray(gt['bboxes'], dtype=float)  # (N, 4) x1 y1 x2 y2
             side = np.maximum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])[:, None]  # (N, 1)
             distance = np.linalg.norm(np.asarray(pred['keypoints'])[..., :2] - np.asarray(gt['keypoints'])[..., :2],
                                       axis=-1)  # (N, K)
             self.results.append(dict(scores=np.asarray(pred['keypoint_scores'], dtype=float),
                                      right=distance < self.pck_thr * side, labelled=labelled))
+
+    def _check_partitions(self, num_keypoints: int) -> None:
+        unknown = sorted({i for part in self.partitions.values() for i in part if not 0 <= i < num_keypoints})
+        if unknown:
+            raise ValueError(f'{type(self).__name__}: partition indices {unknown} are not keypoints of this '
+                             f'{num_keypoints}-keypoint model; fix `partitions` in the config')
 
     def compute_metrics(self, results: List[dict]) -> Dict[str, float]:
         """The shares per part and threshold (NaN where nothing is counted), and the table in the log."""
