@@ -1,6 +1,9 @@
 """Shared pytest fixtures."""
+import atexit
 import os
 import os.path as osp
+import shutil
+import tempfile
 
 import pytest
 
@@ -8,6 +11,9 @@ REPO_ROOT = osp.dirname(osp.dirname(osp.abspath(__file__)))
 # No test may reach the Hugging Face Hub: huggingface_hub reads this when it is first imported (after this file),
 # and subprocesses inherit it.
 os.environ['HF_HUB_OFFLINE'] = '1'
+# The data check's label-id cache (sapiens2.datasets.label_id_cache) of a test session stays out of the user's home.
+os.environ['SAPIENS2_CACHE_DIR'] = tempfile.mkdtemp(prefix='sapiens2-test-cache-')
+atexit.register(shutil.rmtree, os.environ['SAPIENS2_CACHE_DIR'], ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items: list) -> None:

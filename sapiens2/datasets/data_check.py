@@ -3,16 +3,16 @@
 naming the file, the annotation or mask, the value and the fix, instead of an error deep inside torch.
 
 Works on any mmpose keypoint dataset (``BaseCocoStyleDataset``: mmpose's ``CocoDataset``, ours) and any mmseg
-``BaseSegDataset``, through dataset wrappers. Annotations are checked whole; label maps are sampled (``max_masks``)."""
+``BaseSegDataset``, through dataset wrappers. Annotations and label maps are checked whole: the ids of every label
+map, read once and cached by path, modification time and size (:mod:`sapiens2.datasets.label_id_cache`), so a map with
+an id beyond the classes stops the run before the first iteration instead of an ``IndexError`` in the loss later."""
 import functools
 import os.path as osp
 from typing import Iterator, List, Optional
 
 import numpy as np
 
-#: Label maps read per dataset (evenly spaced over the list); image/mask pairs are checked for all.
-MAX_MASKS = 64
-
+from sapiens2.datasets.label_id_cache import LabelIdCache
 
 class DataCheckError(ValueError):
     """The data does not match the dataset's layout (one line: file, entry, value, fix)."""
@@ -31,8 +31,8 @@ def leaf_datasets(dataset) -> Iterator:
 def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
     """Raise :class:`DataCheckError` when ``dataset`` (any wrapper of pose or seg datasets) does not match its
     layout; return a summary of what was checked (None: no dataset of a kind this checks). ``max_masks``: label
-    maps read per segmentation dataset (None: :data:`MAX_MASKS`)."""
-    max_masks = MAX_MASKS if max_masks is None else max_masks
+    maps read per segmentation dataset, evenly spaced (None: every one; their ids are cached,
+    :class:`~sapiens2.datasets.label_id_cache.LabelIdCache`)."""
     summaries = []
     for leaf in leaf_datasets(dataset):
         if getattr(leaf, '_fully_initialized', True) is False:
@@ -40,11 +40,26 @@ def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
         meta = getattr(leaf, 'metainfo', None) or {}
         if not hasattr(leaf, 'get_data_info'):
             continue
+        if len(leaf) == 0:
+            raise DataCheckError(_empty(leaf))
         if 'num_keypoints' in meta:
             summaries.append(_check_keypoints(leaf, int(meta['num_keypoints'])))
         elif 'classes' in meta:
             summaries.append(_check_label_maps(leaf, len(meta['classes']), max_masks))
     return '; '.join(summaries) or None
+
+
+def _empty(dataset) -> str:
+    """The line for a dataset without a sample: where it looked, what for."""
+    prefix = getattr(dataset, 'data_prefix', None) or {}
+    folder = prefix.get('img_path') or prefix.get('img') or getattr(dataset, 'data_root', None) or '?'
+    if getattr(dataset, 'ann_file', None):
+        where = f'its annotation file {dataset.ann_file} lists no sample'
+    else:
+        suffix = getattr(dataset, 'img_suffix', None)
+        where = f"{folder} holds no {'*' + suffix + ' ' if suffix else ''}images"
+    return (f'{type(dataset).__name__}: {where}, so the dataset is empty; check the data folder (custom_data_root, '
+            'data_root), data_prefix and the suffixes, and that the data is there.')
 
 
 def _infos(dataset) -> Iterator[dict]:
@@ -84,7 +99,7 @@ def _check_keypoints(dataset, num_keypoints: int) -> str:
     return f'{_source(dataset)}: {count} keypoint annotations match the {num_keypoints}-keypoint layout'
 
 
-def _check_label_maps(dataset, num_classes: int, max_masks: int) -> str:
+def _check_label_maps(dataset, num_classes: int, max_masks: Optional[int]) -> str:
     infos = list(_infos(dataset))
     for info in infos:
         for key in ('img_path', 'seg_map_path'):
@@ -94,13 +109,34 @@ def _check_label_maps(dataset, num_classes: int, max_masks: int) -> str:
                 raise DataCheckError(
                     f'{_source(dataset)}: {key} {path} does not exist (its pair: {other}); every image needs its '
                     'label map with the same name stem (check data_prefix, img_suffix and seg_map_suffix).')
-    picked = _evenly_spaced(infos, max_masks)
+    _check_reduce_zero_label(dataset, infos)
+    picked = infos if max_masks is None else _evenly_spaced(infos, max_masks)
     ignore_index = int(getattr(dataset, 'ignore_index', 255))
-    for info in picked:
-        if info.get('seg_map_path') is not None:
-            _check_label_map(info, num_classes, ignore_index)
-    return (f'{_source(dataset)}: {len(infos)} image/label-map pairs, {len(picked)} label maps read, ids within '
-            f'{num_classes} classes or {ignore_index}')
+    with LabelIdCache() as cache:
+        for info in picked:
+            if info.get('seg_map_path') is not None:
+                _check_label_map(info, num_classes, ignore_index, cache)
+    read = 'every label map read' if len(picked) == len(infos) else \
+        f'{len(picked)} of {len(infos)} label maps read (max_masks)'
+    return (f'{_source(dataset)}: {len(infos)} image/label-map pairs, {read}, ids within {num_classes} classes or '
+            f'{ignore_index}')
+
+
+#: Class names that say "no body part here": a class 0 so named is pixels of value 0 in the label maps.
+BACKGROUND_NAMES = ('background', 'bg', '_background_', 'backdrop')
+
+
+def _check_reduce_zero_label(dataset, infos: List[dict]) -> None:
+    """``reduce_zero_label=True`` on label maps whose 0 is background: mmseg turns 0 into 255 (ignored) and moves
+    every other id down by one, so every class would be trained as the one before it, silently."""
+    classes = dataset.metainfo.get('classes') or ()
+    reduced = getattr(dataset, 'reduce_zero_label', False) or any(i.get('reduce_zero_label') for i in infos[:1])
+    if reduced and classes and str(classes[0]).casefold() in BACKGROUND_NAMES:
+        raise DataCheckError(
+            f'{_source(dataset)}: reduce_zero_label=True, but class 0 of the metainfo is {classes[0]!r}: mmseg would '
+            'ignore every pixel of id 0 and train id 1 as class 0, id 2 as class 1... (every class shifted by one). '
+            f'For label maps whose 0 is {classes[0]}, set reduce_zero_label=False; keep it only for maps whose 0 is '
+            'unlabelled and whose ids start at 1 for the first class of the metainfo.')
 
 
 def _evenly_spaced(items: List, count: int) -> List:
@@ -109,18 +145,15 @@ def _evenly_spaced(items: List, count: int) -> List:
     return [items[i] for i in np.linspace(0, len(items) - 1, count).round().astype(int)]
 
 
-def _check_label_map(info: dict, num_classes: int, ignore_index: int) -> None:
-    from PIL import Image
+def _check_label_map(info: dict, num_classes: int, ignore_index: int, cache: 'LabelIdCache') -> None:
     path = info['seg_map_path']
-    with Image.open(path) as mask:
-        labels = np.asarray(mask)
-    with Image.open(info['img_path']) as image:
-        width, height = image.size
-    if labels.shape[:2] != (height, width):
-        raise DataCheckError(f'{path}: the label map is {labels.shape[1]}x{labels.shape[0]} but its image '
-                             f"{info['img_path']} is {width}x{height}; each label map has its image's size.")
-    labels = _as_loaded(labels, info)
-    ids = np.unique(labels)
+    height, width, ids = cache.label_ids(path)
+    image_height, image_width = cache.image_size(info['img_path'])
+    if (height, width) != (image_height, image_width):
+        raise DataCheckError(f'{path}: the label map is {width}x{height} but its image '
+                             f"{info['img_path']} is {image_width}x{image_height}; each label map has its image's "
+                             'size.')
+    ids = np.unique(_as_loaded(np.asarray(ids, np.int64), info))
     bad = [int(i) for i in ids if not (0 <= i < num_classes or i == ignore_index)]
     if bad:
         remap = ' after label_map/reduce_zero_label' if info.get('label_map') or info.get('reduce_zero_label') else ''

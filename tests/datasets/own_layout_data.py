@@ -25,7 +25,7 @@ def coco_pose_dataset(root: Path, num_keypoints: int = 10, visibility: float = 2
                        metainfo=dict(from_file=UPPER_BODY10), pipeline=[], test_mode=False)
 
 
-def seg_dataset(root: Path, masks, image_size=(24, 32), **kwargs):
+def seg_dataset(root: Path, masks, image_size=(24, 32), classes=CLASSES5, **kwargs):
     """mmseg's BaseSegDataset with the 5 classes over ``masks`` (one label map per image, 32x24 images)."""
     from mmseg.datasets import BaseSegDataset
     (root / 'img').mkdir(exist_ok=True)
@@ -35,5 +35,5 @@ def seg_dataset(root: Path, masks, image_size=(24, 32), **kwargs):
         if mask is not None:
             cv2.imwrite(str(root / 'ann' / f'{i}.png'), mask)
     return BaseSegDataset(data_root=str(root), data_prefix=dict(img_path='img', seg_map_path='ann'),
-                          img_suffix='.jpg', seg_map_suffix='.png', metainfo=dict(classes=CLASSES5), pipeline=[],
+                          img_suffix='.jpg', seg_map_suffix='.png', metainfo=dict(classes=classes), pipeline=[],
                           **kwargs)

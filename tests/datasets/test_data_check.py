@@ -1,5 +1,6 @@
 """The data check before training: mmpose's CocoDataset and mmseg's BaseSegDataset on an own layout (10 keypoints,
 5 classes) whose data does not match it stop with one line naming the file, the entry and the value."""
+import cv2
 import numpy as np
 import pytest
 
@@ -28,7 +29,7 @@ def test_a_negative_visibility_is_named(tmp_path):
 
 def test_label_ids_within_the_classes_or_ignored_pass(tmp_path):
     masks = [np.full((32, 24), 4, np.uint8), np.full((32, 24), 255, np.uint8)]
-    assert '2 image/label-map pairs, 2 label maps read' in check_dataset(seg_dataset(tmp_path, masks))
+    assert '2 image/label-map pairs, every label map read' in check_dataset(seg_dataset(tmp_path, masks))
 
 
 def test_a_label_id_beyond_the_classes_names_the_mask(tmp_path):
@@ -44,19 +45,43 @@ def test_a_label_id_beyond_the_classes_names_the_mask(tmp_path):
 def test_reduce_zero_label_is_applied_before_the_ids_are_checked(tmp_path):
     mask = np.full((32, 24), 5, np.uint8)  # 5 -> 4 with reduce_zero_label: a class
     mask[0, 0] = 0  # -> 255: ignored
-    check_dataset(seg_dataset(tmp_path, [mask], reduce_zero_label=True))
+    classes = ('head', 'torso', 'left_arm', 'right_arm', 'legs')  # ids 1..5 in the maps, 0 unlabelled
+    check_dataset(seg_dataset(tmp_path, [mask], classes=classes, reduce_zero_label=True))
     mask[1, 1] = 6  # -> 5: beyond the classes
     with pytest.raises(DataCheckError, match=r'label ids \[5\] after label_map/reduce_zero_label'):
-        check_dataset(seg_dataset(tmp_path, [mask], reduce_zero_label=True))
+        check_dataset(seg_dataset(tmp_path, [mask], classes=classes, reduce_zero_label=True))
 
 
-def test_masks_are_sampled_and_the_count_said(tmp_path):
+def test_reduce_zero_label_on_maps_whose_class_0_is_background_is_refused(tmp_path):
+    with pytest.raises(DataCheckError, match=r"reduce_zero_label=True, but class 0 of the metainfo is 'background'.*"
+                       r'set reduce_zero_label=False'):
+        check_dataset(seg_dataset(tmp_path, [np.zeros((32, 24), np.uint8)], reduce_zero_label=True))
+
+
+def test_every_mask_is_read_and_their_ids_are_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv('SAPIENS2_CACHE_DIR', str(tmp_path / 'cache'))
+    masks = [np.zeros((32, 24), np.uint8)] * 5
+    dataset = seg_dataset(tmp_path, masks)
+    assert '5 image/label-map pairs, every label map read' in check_dataset(dataset)
+    from sapiens2.datasets.seg import load_seg_annotations
+    decoded = []
+    original = load_seg_annotations.decode_label_map
+    monkeypatch.setattr(load_seg_annotations, 'decode_label_map', lambda *a: decoded.append(a[1]) or original(*a))
+    check_dataset(dataset)
+    assert decoded == []  # unchanged maps: their ids come from the cache
+    cv2.imwrite(str(tmp_path / 'ann' / '3.png'), np.full((32, 24), 9, np.uint8))  # a later map, changed
+    with pytest.raises(DataCheckError, match=r'3\.png: label ids \[9\] are neither classes 0\.\.4'):
+        check_dataset(dataset)
+    assert [p.rsplit('/', 1)[1] for p in decoded] == ['3.png']
+
+
+def test_max_masks_reads_evenly_spaced_masks_and_says_how_many(tmp_path):
     masks = [np.zeros((32, 24), np.uint8)] * 5
     masks[2] = np.full((32, 24), 9, np.uint8)
     dataset = seg_dataset(tmp_path, masks)
     with pytest.raises(DataCheckError, match='2.png'):  # evenly spaced: 0, 2, 4 are read
         check_dataset(dataset, max_masks=3)
-    assert '5 image/label-map pairs, 2 label maps read' in check_dataset(dataset, max_masks=2)  # 0 and 4
+    assert '5 image/label-map pairs, 2 of 5 label maps read (max_masks)' in check_dataset(dataset, max_masks=2)
 
 
 def test_an_image_without_its_mask_and_a_mask_of_another_size(tmp_path):

@@ -9,11 +9,11 @@ from mmengine.runner import BaseLoop
 @HOOKS.register_module()
 class DataCheckHook(Hook):
     """Run :func:`sapiens2.datasets.data_check.check_dataset` on the dataset of every loop the run built (train,
-    val, test) at ``before_run``: keypoint counts, visibilities, image/label-map pairs and label ids (``max_masks``
-    label maps sampled per dataset), so that data made for another layout stops with one line naming the file.
+    val, test) at ``before_run``: keypoint counts, visibilities, image/label-map pairs and the label ids of every
+    map (read once, cached), so that data made for another layout stops with one line naming the file.
 
     Args:
-        max_masks: Label maps read per segmentation dataset (None: ``data_check.MAX_MASKS``).
+        max_masks: Label maps read per segmentation dataset, evenly spaced (None: every one, their ids cached).
     """
 
     priority = 'VERY_HIGH'
