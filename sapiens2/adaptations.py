@@ -317,7 +317,12 @@ def _apply_custom_layouts_on_read() -> None:
         folder = osp.dirname(osp.abspath(str(filename)))
         if osp.isfile(osp.join(folder, bundle.MANIFEST)):  # a bundle's config: read as data, never run
             return config_data.load_bundle_config(str(filename), folder)
-        cfg = upstream(filename, *args, **kwargs)
+        try:
+            cfg = upstream(filename, *args, **kwargs)
+        except RecursionError:  # MMEngine follows _base_ files without noticing a loop
+            from sapiens2.config.base_chain import refuse_base_loop
+            refuse_base_loop(str(filename))
+            raise
         if isinstance(cfg, Config):
             from sapiens2.config.custom_layout import apply_custom_layout
             from sapiens2.config.layout_file import check_keypoint_file
@@ -395,13 +400,20 @@ def _name_the_file_in_image_loading_errors() -> None:
             import cv2
 
             from sapiens2.datasets.image_files import refuse_decompression_bomb  # not while mmcv is being imported
+            from sapiens2.utils.decoder_messages import decoder_messages, float_image_problem, refuse_damaged_image
             if not content:
                 raise OSError('the file is empty (0 bytes); re-export or re-download it')
             refuse_decompression_bomb(content)
             try:
-                return upstream(content, *args, **kwargs)
+                with decoder_messages() as messages:
+                    image = upstream(content, *args, **kwargs)
             except cv2.error as err:  # an assertion of OpenCV's decoder, in OpenCV's words
                 raise OSError('the file is truncated, damaged or not an image OpenCV can decode') from err
+            refuse_damaged_image(messages)  # LoadImageFromFile names the file
+            problem = float_image_problem(content) if image is None else None
+            if problem:
+                raise ValueError(problem)
+            return image
 
         io_module.imfrombytes = imfrombytes
         for name in ('mmcv.image', 'mmcv'):  # re-exports bound before the patch (after it, they bind the patch)
@@ -429,6 +441,30 @@ def _name_the_file_in_image_loading_errors() -> None:
 
 
 # --- mmpose --------------------------------------------------------------------------------------------------------
+
+def _name_the_annotation_of_a_ragged_keypoint_list() -> None:
+
+    def patch(module: ModuleType) -> None:
+        upstream = module.BaseCocoStyleDataset.parse_data_info
+
+        def parse_data_info(self, raw_data_info: dict):
+            ann = raw_data_info.get('raw_ann_info') or {}
+            values = ann.get('keypoints')
+            if isinstance(values, list) and len(values) % 3:
+                from sapiens2.datasets.pose.annotation_schema import AnnotationError
+                num = self.metainfo.get('num_keypoints')
+                layout = f" ({self.metainfo.get('dataset_name', 'the layout')}: {num} keypoints, {3 * num} values)" \
+                    if num else ''
+                raise AnnotationError(
+                    f"{self.ann_file}: annotation {ann.get('id', '?')} (image {ann.get('image_id', '?')}) field "
+                    f'"keypoints" has {len(values)} values, not 3 (x, y, v) per keypoint{layout}; fix that '
+                    'annotation, or re-export the file.')
+            return upstream(self, raw_data_info)
+
+        module.BaseCocoStyleDataset.parse_data_info = parse_data_info
+
+    _patch_module('mmpose.datasets.datasets.base.base_coco_style_dataset', patch)
+
 
 def _load_pose_images_with_named_errors() -> None:
 
@@ -594,7 +630,8 @@ ADAPTATIONS: List[Adaptation] = [
         'Inferencers, their tools) builds the head, flips and metainfo the file names, and a saved copy names them; '
         "a keypoint metainfo file it reads (mmpose's from_file included) is checked (sapiens2.config.layout_file); "
         "a config beside a bundle's sapiens2_bundle.json is read as data, never run "
-        "(sapiens2.apis.backends.config_data), whichever API reads it.",
+        "(sapiens2.apis.backends.config_data), whichever API reads it; configs whose _base_ files form a loop "
+        "are one line naming it (sapiens2.config.base_chain), not RecursionError.",
         _apply_custom_layouts_on_read),
     Adaptation(
         'inferencer-strict-load', 'mmengine', ('0.10.7', ),
@@ -617,13 +654,20 @@ ADAPTATIONS: List[Adaptation] = [
         "mmcv's imfrombytes refuses images whose header declares more pixels than Pillow's decompression-bomb limit "
         "(before decoding) and an empty file (OpenCV's `!buf.empty()` assertion), and LoadImageFromFile errors name "
         "the file (mmcv asserts 'failed to load image' or passes the decoder's error on) "
-        "(sapiens2.datasets.image_files).",
+        "(sapiens2.datasets.image_files); an image whose compressed data libjpeg reports damaged (it decodes to grey "
+        "rows, with a line on stderr only) is refused (sapiens2.utils.decoder_messages).",
         _name_the_file_in_image_loading_errors),
     Adaptation(
         'pose-image-errors', 'mmpose', ('1.3.2', ),
         "mmpose's LoadImage passes mmcv's image-loading error on as it is, instead of wrapping every error in "
         '"... occurs when loading ... Please check whether the file exists".',
         _load_pose_images_with_named_errors),
+    Adaptation(
+        'pose-ragged-keypoints', 'mmpose', ('1.3.2', ),
+        "mmpose's COCO-style datasets reshape an annotation's keypoints to (x, y, v) triples; a list whose length is "
+        'not a multiple of 3 (29 values in a 10-keypoint set) is one line naming the file, the annotation and the '
+        'layout instead of a reshape error.',
+        _name_the_annotation_of_a_ragged_keypoint_list),
     Adaptation(
         'pose-visualizer-radius', 'mmpose', ('1.3.2', ),
         "mmpose's OpenCV visualizer receives keypoint radii as 1-element arrays and calls int() on them, a TypeError "

@@ -12,7 +12,8 @@ Three formats, told apart by their shape:
   ``people/coco_results.json``), else by ``image_id``.
 
 A key names an input (:func:`match_bboxes`) by its output name (``a``, ``sub/a``, ``array_000000``,
-``<video>_000012``), its file name (``a.jpg``, ``val2017/a.jpg``), or, for a number (a COCO ``image_id``), an image
+``<video>_000012``), its file name (``a.jpg``, ``val2017/a.jpg``; a name shortened for the output files matches by
+its whole name too), or, for a number (a COCO ``image_id``), an image
 whose file stem is that number (``000000000785.jpg`` is 785). A file may hold more images than a run: the entries of
 other images are left out, and one line says how many were used.
 """
@@ -23,7 +24,7 @@ import os
 import os.path as osp
 from typing import Any, Dict, List, Sequence, Union
 
-from .io.sources import IMAGE_EXTENSIONS, Source
+from .io.sources import IMAGE_EXTENSIONS, Source, frame_name
 
 Boxes = List[List[float]]
 BoxesInput = Union[str, os.PathLike, dict, list]
@@ -132,14 +133,17 @@ def match_bboxes(entries: Dict[Union[str, int], Boxes], sources: Sequence[Source
     by_number: Dict[int, List[str]] = {}
     by_stem: Dict[str, List[str]] = {}
     for source in sources:
+        names = [source.name] + ([source.long_name] if source.long_name else [])  # a shortened name: both
         if source.kind == 'video':
-            exact.update((source.frame_name(i), source.frame_name(i)) for i in range(len(source)))
+            for name in names:
+                exact.update((frame_name(name, i), source.frame_name(i)) for i in range(len(source)))
             continue
-        exact[source.name] = source.name
-        base = osp.basename(source.name)
-        by_stem.setdefault(base, []).append(source.name)
-        if base.isdigit():
-            by_number.setdefault(int(base), []).append(source.name)
+        for name in names:
+            exact[name] = source.name
+            base = osp.basename(name)
+            by_stem.setdefault(base, []).append(source.name)
+            if base.isdigit():
+                by_number.setdefault(int(base), []).append(source.name)
     matched: Dict[str, Boxes] = {}
     keys: Dict[str, Union[str, int]] = {}
     for key, boxes in entries.items():

@@ -14,6 +14,8 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from sapiens2.utils.decoder_messages import decoder_messages, float_image_problem, refuse_damaged_image
+
 
 def refuse_decompression_bomb(data: bytes, name: Optional[str] = None) -> None:
     """Raise ``ValueError`` if the image header in ``data`` declares more pixels than Pillow's bomb limit (the
@@ -32,9 +34,15 @@ def refuse_decompression_bomb(data: bytes, name: Optional[str] = None) -> None:
 
 
 def decode_image(data: bytes, name: str, flag: int = cv2.IMREAD_COLOR) -> np.ndarray:
-    """Decode image bytes with OpenCV (``flag`` as ``cv2.imdecode``); errors name the file ``name``."""
+    """Decode image bytes with OpenCV (``flag`` as ``cv2.imdecode``); errors name the file ``name``, damaged
+    compressed data included (:mod:`sapiens2.utils.decoder_messages`)."""
     refuse_decompression_bomb(data, name)
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), flag) if data else None
+    with decoder_messages() as messages:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), flag) if data else None
+    refuse_damaged_image(messages, name)
+    problem = float_image_problem(data) if image is None else None
+    if problem:
+        raise ValueError(f'cannot read image {name}: {problem}.')
     if image is None:
         raise OSError(f'cannot read image {name}: the file is empty, truncated, damaged or not an image OpenCV can '
                       'decode; re-export or re-download it.')

@@ -9,16 +9,21 @@ Every frame is an (H, W, 3) BGR uint8 array, as OpenCV (and so the configs' ``Lo
 * videos (MP4, AVI, MOV, MKV, WebM, M4V) are read with OpenCV and animated GIFs with Pillow, frame by frame;
 * ``webcam``, ``webcam:N`` and stream URLs (``http(s)://``, ``rtsp://``...) are live video sources, read with OpenCV
   too, dropping the frames that arrive while the model is busy (:mod:`sapiens2.apis.io.live`);
+* damaged data, by one rule (:mod:`sapiens2.utils.decoder_messages`): an image whose compressed data the decoder
+  reports damaged (a JPEG that would decode to grey rows) is an error naming it, as a truncated one is; a video frame
+  the decoder reports damaged is skipped (no results for it) and the frames are named in one warning;
 * an image declaring more pixels than twice ``PIL.Image.MAX_IMAGE_PIXELS`` (about 179 million by default) is
   refused before it is decoded (a decompression-bomb guard; raise that Pillow setting for genuine huge images).
 
 Output names (:attr:`Source.name`) are unique within one call: a file's stem, or its path relative to the folder it
 came from (without extension); when two inputs would get the same name, the later one gets ``_2`` (``_3``...) and a
-warning says so. Files and folders whose name starts with ``.`` are skipped in folders. A name (or group name) of
+warning says so. Files and folders whose name starts with ``.`` are skipped in folders, and so are symbolic links
+that lead nowhere (a loop, a missing target), with a warning naming them. A name (or group name) of
 more than 200 bytes is shortened to its beginning and a hash of the whole name
 (:func:`~sapiens2.utils.output_paths.fit_name`), with a warning, so that output file names stay within the file
-system's limit of 255 bytes.
+system's limit of 255 bytes; ``--bboxes`` entries still match it by its whole name (:attr:`Source.long_name`).
 """
+import errno
 import functools
 import logging
 import os
@@ -31,6 +36,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, ImageSequence
 
+from sapiens2.utils.decoder_messages import decoder_messages, float_image_problem, refuse_damaged_image
 from sapiens2.utils.output_paths import fit_name
 
 from .live import LatestFrames, is_live_input, live_name, open_capture
@@ -66,6 +72,7 @@ class Source:
     array: Optional[np.ndarray] = None
     live: bool = False  # a webcam or stream: a video of unknown length, whose frames are dropped, never queued
     capture: Optional[Any] = field(default=None, repr=False)  # the opened cv2.VideoCapture of a live source
+    long_name: Optional[str] = None  # the name before it was shortened to fit the file system (--bboxes keys by it)
 
     def __len__(self) -> int:
         """Number of frames (0 for a live source: unknown)."""
@@ -140,7 +147,20 @@ def read_image(path: str, max_pixels: int = MAX_INPUT_PIXELS) -> np.ndarray:
                 upright = _reduced(upright, original, max_pixels, path)
         except Exception as err:  # Pillow raises OSError, SyntaxError, ValueError... for damaged files
             raise OSError(f'cannot read image {path}: {err} (the file is damaged or truncated)') from err
+        if image.format == 'JPEG':
+            _refuse_damaged_jpeg(path)
         return _to_bgr(upright, path)
+
+
+def _refuse_damaged_jpeg(path: str) -> None:
+    """Pillow decodes a JPEG whose compressed data is damaged to grey rows without a word (it silences libjpeg's
+    warnings): decode it again with OpenCV at 1/8 scale, grey (every compressed bit is still read, little else is
+    done), and refuse it when libjpeg reports damage."""
+    with open(path, 'rb') as f:
+        data = np.frombuffer(f.read(), np.uint8)
+    with decoder_messages() as messages:
+        cv2.imdecode(data, cv2.IMREAD_REDUCED_GRAYSCALE_8)
+    refuse_damaged_image(messages, path)
 
 
 def _reduced_size(size: Tuple[int, int], max_pixels: int) -> Optional[Tuple[int, int]]:
@@ -173,6 +193,10 @@ def _open_image(path: str) -> Image.Image:
     except FileNotFoundError as err:
         raise FileNotFoundError(f'input {path} does not exist') from err
     except (OSError, SyntaxError, ValueError) as err:  # UnidentifiedImageError is an OSError
+        with open(path, 'rb') as f:
+            problem = float_image_problem(f.read())
+        if problem:
+            raise ValueError(f'cannot read image {path}: {problem}') from err
         raise OSError(f'cannot read image {path}: not an image file Pillow can decode ({err})') from err
 
 
@@ -181,8 +205,10 @@ def _to_bgr(image: Image.Image, path: str) -> np.ndarray:
         grey = (np.clip(np.asarray(image), 0, 65535).astype(np.uint32) >> 8).astype(np.uint8)
         return np.ascontiguousarray(np.repeat(grey[..., None], 3, axis=2))
     if image.mode == 'F':
-        raise ValueError(f'cannot read image {path}: 32-bit float pixels have no standard 8-bit meaning; save it as '
-                         'an 8 or 16-bit image')
+        with open(path, 'rb') as f:
+            problem = float_image_problem(f.read())
+        raise ValueError(f'cannot read image {path}: ' + (problem or '32-bit float pixels have no standard 8-bit '
+                                                                     'meaning; save it as an 8 or 16-bit image'))
     if image.mode in ('P', 'PA'):  # through RGBA, so that a transparent palette entry keeps its colour quietly
         image = image.convert('RGBA')
     rgb = np.asarray(image.convert('RGB'))
@@ -203,26 +229,42 @@ def _gif_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
 
 
 class DamagedInputWarning(UserWarning):
-    """An input decoded in part: a video whose decodable frames are fewer than its container announces."""
+    """An input decoded in part: a video whose decodable frames are fewer than its container announces, or some of
+    whose frames the decoder reported damaged (those are skipped)."""
 
 
 def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
+    """The frames of a video file; a frame whose decoder reports damage (:mod:`sapiens2.utils.decoder_messages`) is
+    skipped (no results are written for it: they would be predictions on grey or smeared pixels) and named in one
+    :class:`DamagedInputWarning` at the end; the other frames keep their index in the video."""
     capture = cv2.VideoCapture(path)
     if not capture.isOpened():
         raise OSError(f'cannot open video {path} (damaged, or a codec OpenCV cannot decode)')
     announced = int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
-    index = 0
+    index, damaged, first_message = 0, [], ''
     try:
         while True:
-            ok, frame = capture.read()
+            with decoder_messages() as messages:
+                ok, frame = capture.read()
             if not ok:
                 break
-            yield index, frame
+            if messages:
+                damaged.append(index)
+                first_message = first_message or messages[0]
+            else:
+                yield index, frame
             index += 1
     finally:
         capture.release()
     if index == 0:
         raise OSError(f'video {path} has no frame OpenCV can decode (damaged, empty, or an unsupported codec)')
+    if damaged:
+        shown = ', '.join(map(str, damaged[:20])) + (' ...' if len(damaged) > 20 else '')
+        one = len(damaged) == 1
+        warnings.warn(DamagedInputWarning(
+            f'video {path}: {len(damaged)} of its {index} frames {"is" if one else "are"} damaged ({"frame" if one else '
+            f'"frames"} {shown}; the decoder said: {first_message!r}); {"it was" if one else "they were"} skipped, so '
+            f'{"that frame has" if one else "those frames have"} no results'), stacklevel=2)
     if announced - index > max(1, announced // 100):  # containers that estimate the count from the duration
         warnings.warn(DamagedInputWarning(
             f'video {path}: {index} of the {announced} frames its container announces could be decoded (the file is '
@@ -294,12 +336,14 @@ def _file_source(path: str) -> Tuple[Source, str]:
         name = live_name(path)
         return Source('video', name, name, path=path, live=True, capture=open_capture(path)), ''
     if not osp.exists(path):
-        raise FileNotFoundError(f'input {path} does not exist')
-    name = _output_name(_without_extension(osp.basename(path)), path)
+        raise FileNotFoundError(f'input {path} {_unresolvable_link(path) or "does not exist"}')
+    full = _without_extension(osp.basename(path))
+    name = _output_name(full, path)
+    long_name = full if name != full else None
     if _kind_of(path) == 'video':
-        return Source('video', name, name, path=path), ''
+        return Source('video', name, name, path=path, long_name=long_name), ''
     if _kind_of(path) == 'image':
-        return Source('image', name, 'images', path=path), 'images'
+        return Source('image', name, 'images', path=path, long_name=long_name), 'images'
     raise ValueError(f'input {path}: unknown file type; images: {IMAGE_EXTENSIONS}, videos and GIFs: '
                      f'{VIDEO_EXTENSIONS}')
 
@@ -312,11 +356,13 @@ def _folder_sources(folder: str, recursive: bool) -> List[Source]:
         kind = _kind_of(path)
         if kind is None:
             continue
-        name = _output_name(_without_extension(relative).replace(os.sep, '/'), path)
+        full = _without_extension(relative).replace(os.sep, '/')
+        name = _output_name(full, path)
+        long_name = full if name != full else None
         if kind == 'image':
-            sources.append(Source('image', name, group, path=path))
+            sources.append(Source('image', name, group, path=path, long_name=long_name))
         elif kind == 'video':
-            sources.append(Source('video', name, name, path=path))
+            sources.append(Source('video', name, name, path=path, long_name=long_name))
     if not sources:
         where = 'or its sub-folders ' if recursive else ''
         hint = '' if recursive else '; --recursive also looks in sub-folders'
@@ -326,14 +372,37 @@ def _folder_sources(folder: str, recursive: bool) -> List[Source]:
 
 
 def _folder_files(folder: str, recursive: bool) -> List[str]:
-    """Visible files of a folder (relative paths, sorted; sub-folders too when ``recursive``)."""
-    if not recursive:
-        return sorted(e for e in os.listdir(folder) if not e.startswith('.') and osp.isfile(osp.join(folder, e)))
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith('.')]
-        found += [osp.relpath(osp.join(root, f), folder) for f in files if not f.startswith('.')]
-    return sorted(found, key=lambda p: p.split(os.sep))
+    """Visible files of a folder (relative paths, sorted; sub-folders too when ``recursive``). A symbolic link that
+    leads nowhere (a loop, a missing target) is skipped with a warning naming it."""
+    if recursive:
+        found = []
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith('.')]
+            found += [osp.relpath(osp.join(root, f), folder) for f in files if not f.startswith('.')]
+    else:
+        found = [e for e in os.listdir(folder) if not e.startswith('.') and not osp.isdir(osp.join(folder, e))]
+    files = []
+    for relative in sorted(found, key=lambda p: p.split(os.sep)):
+        broken = _unresolvable_link(osp.join(folder, relative))
+        if broken:
+            logger.warning('%s %s: skipped', osp.join(folder, relative), broken)
+        elif osp.isfile(osp.join(folder, relative)):
+            files.append(relative)
+    return files
+
+
+def _unresolvable_link(path: str) -> Optional[str]:
+    """What is wrong with ``path`` when it is a symbolic link that leads to no file: a loop, or a missing target;
+    None otherwise."""
+    if not osp.islink(path):
+        return None
+    try:
+        os.stat(path)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return f'is a symbolic link loop ({path} -> {os.readlink(path)} leads back to itself)'
+        return f'is a symbolic link to {os.readlink(path)}, which does not exist'
+    return None
 
 
 def _make_names_unique(collected: List[Tuple[Source, str]]) -> None:
