@@ -124,10 +124,21 @@ def _apply_parts(cfg: Config, model: ConfigDict, meta: dict) -> None:
 
 
 def _datasets(cfg: Config, loaders=LOADERS) -> Iterator[ConfigDict]:
-    """The datasets of the config's dataloaders (through dataset wrappers such as RepeatDataset)."""
+    """The datasets of the config's dataloaders, through dataset wrappers: ``RepeatDataset`` (``dataset``),
+    ``ConcatDataset`` (``datasets``: each of them; the wrapper takes no ``metainfo``). mmpose's ``CombinedDataset``
+    is a dataset of the layout itself (its ``metainfo``; its parts keep theirs, converted by their pipelines)."""
     for name in loaders:
-        dataset = (cfg.get(name) or {}).get('dataset')
-        while dataset is not None and 'dataset' in dataset:
-            dataset = dataset.dataset
-        if dataset is not None:
-            yield dataset
+        yield from _leaf_datasets((cfg.get(name) or {}).get('dataset'))
+
+
+def _leaf_datasets(dataset) -> Iterator[ConfigDict]:
+    if dataset is None:
+        return
+    if 'dataset' in dataset:
+        yield from _leaf_datasets(dataset.dataset)
+    elif isinstance(dataset.get('datasets'), (list, tuple)) and \
+            not str(dataset.get('type', '')).endswith('CombinedDataset'):
+        for part in dataset.datasets:
+            yield from _leaf_datasets(part)
+    else:
+        yield dataset

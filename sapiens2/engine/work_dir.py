@@ -43,6 +43,9 @@ def lock_work_dir(work_dir: str) -> str:
     path = osp.join(work_dir, LOCK_NAME)
     if key in _HELD:
         return path
+    if osp.isdir(path):
+        raise IsADirectoryError(f'--work-dir {work_dir}: {path} is a folder, where training keeps its lock file; move '
+                                'it away, or choose another --work-dir.')
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

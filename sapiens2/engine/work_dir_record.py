@@ -104,6 +104,13 @@ def claim_checkpoints(work_dir: str, resume: bool = False) -> WorkDirRecord:
     """Take the record of ``work_dir`` for this process (see the module docstring); ``FileExistsError`` (one line)
     when a file of a checkpoint name there was not written by sapiens2 training (with ``resume``: and is not an
     adoptable checkpoint). Nothing is written then."""
+    path = osp.join(work_dir, RECORD_NAME)
+    if osp.lexists(path) and not osp.isfile(path):
+        what = 'a symbolic link' if osp.islink(path) else 'a folder' if osp.isdir(path) else 'not a regular file'
+        raise FileExistsError(
+            f'--work-dir {work_dir}: {path} is {what}, where training keeps its record of the checkpoints it wrote '
+            '(a file, written after each checkpoint): the first checkpoint save would fail. Move it away, or choose '
+            'another --work-dir.')
     record = WorkDirRecord(work_dir)
     strangers = record.strangers()
     if resume and strangers:

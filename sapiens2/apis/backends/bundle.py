@@ -105,6 +105,9 @@ def read_bundle(folder: str) -> Bundle:
             manifest = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise BundleError(f'{manifest_path} is not valid JSON ({err}); export the bundle again') from err
+    except RecursionError as err:  # Python's JSON reader stops at about 1000 levels
+        raise BundleError(f'{manifest_path} nests its values thousands of levels deep: not a manifest export writes; '
+                          'export the bundle again') from err
     supported = ', '.join(map(str, SUPPORTED_SCHEMA_VERSIONS))
     if not isinstance(manifest, dict) or manifest.get('format') != FORMAT:
         raise BundleError(f'{manifest_path} is not a {FORMAT} manifest (no "format": "{FORMAT}")')

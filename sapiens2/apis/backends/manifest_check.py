@@ -86,6 +86,10 @@ def _get(manifest: Mapping, path: str):
 def check_manifest(manifest: Mapping, manifest_path: str) -> None:
     """Raise :class:`BundleError` (one line per problem) for a field of another type or value than export writes,
     or two fields that disagree."""
+    deep = [key for key, value in manifest.items() if nesting_depth(value) > MAX_DEPTH]
+    if deep:
+        raise BundleError(f'{manifest_path}: {deep[0]} nests more than {MAX_DEPTH} levels of lists and objects, more '
+                          f'than any field export writes; {EXPORT_HINT}')
     problems = []
     for path, ok, expected, required in _FIELDS:
         value = _get(manifest, path)
@@ -93,10 +97,62 @@ def check_manifest(manifest: Mapping, manifest_path: str) -> None:
             if required:
                 problems.append(f'{path} is missing (expected {expected})')
         elif not ok(value):
-            problems.append(f'{path} is {value!r}; export writes {expected}')
+            problems.append(f'{path} is {_shown_value(value)}; export writes {expected}')
     problems += _disagreements(manifest)
+    problems += _keypoint_indices(manifest.get('dataset_meta'))
     if problems:
         raise BundleError(f'{manifest_path}: ' + '; '.join(problems) + f'; {EXPORT_HINT}')
+
+
+#: How deep export's manifest nests its values (``dataset_meta`` lists of pairs of numbers); a deeper value is no
+#: manifest export wrote, and shown as such instead of in full (a repr of thousands of levels is a RecursionError).
+MAX_DEPTH = 8
+
+
+def nesting_depth(value, limit: int = MAX_DEPTH + 1) -> int:
+    """How many levels of lists and objects ``value`` nests (a number: 0, ``[1, 2]``: 1), counted iteratively and
+    up to ``limit``."""
+    depth, level = 0, [value]
+    while depth < limit and any(isinstance(item, (list, dict)) for item in level):
+        depth += 1
+        level = [child for item in level if isinstance(item, (list, dict))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+    return depth
+
+
+def _shown_value(value) -> str:
+    """``value`` for an error line: its repr, cut to 80 characters; a deeply nested value by its depth."""
+    depth = nesting_depth(value)
+    if depth > MAX_DEPTH:
+        return f'a {type(value).__name__} nested more than {MAX_DEPTH} levels deep'
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + '...'
+
+
+def _keypoint_indices(meta) -> List[str]:
+    """Problems of ``dataset_meta``'s keypoint indices: a skeleton link or flip index past the keypoints would be
+    an ``IndexError`` when a picture is drawn, or a wrong flip."""
+    if not isinstance(meta, Mapping):
+        return []
+    names = meta.get('keypoint_id2name')
+    count = meta.get('num_keypoints', len(names) if isinstance(names, Mapping) else None)
+    if not _positive_int(count):
+        return []
+    problems = []
+    links = meta.get('skeleton_links')
+    if links is not None:
+        bad = [link for link in links if not (isinstance(link, list) and len(link) == 2 and
+                                              all(isinstance(i, int) and 0 <= i < count for i in link))] \
+            if isinstance(links, list) else [links]
+        if bad:
+            problems.append(f'dataset_meta.skeleton_links holds {_shown_value(bad[0])}; each link is a pair of '
+                            f'keypoint indices 0..{count - 1} (num_keypoints {count})')
+    flips = meta.get('flip_indices')
+    if flips is not None and not (isinstance(flips, list) and len(flips) == count and
+                                  all(isinstance(i, int) and 0 <= i < count for i in flips)):
+        problems.append(f'dataset_meta.flip_indices is {_shown_value(flips)}; export writes {count} keypoint indices '
+                        f'0..{count - 1}')
+    return problems
 
 
 def _disagreements(manifest: Mapping) -> List[str]:

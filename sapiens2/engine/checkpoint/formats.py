@@ -83,6 +83,17 @@ def _read_safetensors(path: str) -> dict:
     return {'state_dict': state_dict, 'meta': meta}
 
 
+def _refuse_torch_file_named_safetensors(path: str, found: str) -> None:
+    """A torch file renamed ``.safetensors`` is not "truncated or corrupt": say what it is (it is not unpickled:
+    the name promised a file without pickled code) and how to make it a .safetensors file."""
+    kind = 'a zip archive of torch.save' if found == 'torch-zip' else 'a legacy torch.save pickle'
+    stem = path[:-len('.safetensors')]
+    raise ValueError(f'{path} is a torch pickle file ({kind}), not a .safetensors file, despite its name; it is not '
+                     'loaded (its name promised no pickled code). Rename it to .pth (mv '
+                     f'{path} {stem}.pth): it then loads as a torch checkpoint (weights only), and python '
+                     f'tools/convert_checkpoint.py {stem}.pth {stem}.safetensors converts it.')
+
+
 def _folder_given(path: str) -> str:
     """The message for a folder given as a checkpoint: its newest checkpoint file, if it holds one."""
     files = [osp.join(path, name) for name in os.listdir(path) if name.endswith(('.pth', '.pt', '.safetensors'))]
@@ -120,9 +131,11 @@ def read_checkpoint_file(path: str,
         raise FileNotFoundError(f'Checkpoint {path} does not exist; pass a local .safetensors or .pth file, a Hub '
                                 f'reference hf://org/repo[@revision][/<file>], or a model alias (`sapiens2 models` '
                                 f'lists them).')
-    if path.endswith('.safetensors'):
-        return _read_safetensors(path)
     found = file_format(path)
+    if path.endswith('.safetensors'):
+        if found in ('torch-zip', 'pickle'):
+            _refuse_torch_file_named_safetensors(path, found)
+        return _read_safetensors(path)
     if found == 'safetensors':
         warnings.warn(f'{path} is a .safetensors file under another suffix; it is loaded as one (safely, no pickle). '
                       'Rename it to .safetensors.', stacklevel=2)
