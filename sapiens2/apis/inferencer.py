@@ -181,7 +181,7 @@ class Sapiens2Inferencer:
             if writer is not None:
                 writer.check_outputs(sources)
         except BaseException:
-            writer.stop()
+            writer.stop(after_error=True)
             raise
         if self._dtype_notice is not None:
             warnings.warn(self._dtype_notice, DtypeNotice)
@@ -226,7 +226,7 @@ class Sapiens2Inferencer:
                                        f'{writer.contents()} are written to {out_dir}') from None
         except BaseException:
             if writer is not None:
-                writer.stop()
+                writer.stop(after_error=True)
             raise
         if writer is not None:
             writer.close()

@@ -62,11 +62,11 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
                 os.fsync(f.fileno())
             os.replace(tmp, path)
         except OSError as err:
-            if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+            if disk_full_cause(err) is None:
                 raise
             with contextlib.suppress(OSError):
                 os.remove(tmp)
-            raise OSError(err.errno, _disk_full_message(path, len(data), existed, err)) from err
+            raise disk_full_error(path, len(data), existed, err) from err
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
@@ -128,20 +128,53 @@ def create_temporary(path: str, keep_suffix: bool = False) -> str:
     return tmp
 
 
-def _disk_full_message(path: str, size: int, existed: bool, err: OSError) -> str:
+def disk_full_cause(err: Optional[BaseException]) -> Optional[OSError]:
+    """The full disk or exhausted quota (``OSError`` ``ENOSPC``/``EDQUOT``) that ``err`` is or was raised from (a
+    library may wrap it: torch's ONNX exporter does); None when it is none."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def disk_full_error(path: str, size: int, existed: bool, err: OSError, partial: bool = False,
+                    kept: Optional[str] = None) -> OSError:
+    """The one error of a write that filled the disk: ``OSError`` (its errno) naming ``path``, the space it needs
+    (``size``; with ``partial``, the bytes written before the disk filled: it needs more), the space free and what
+    is left (``kept``; default: the previous file is intact, or none was written, and the temporary file is gone)."""
+    return OSError(err.errno, _disk_full_message(path, size, existed, err, partial, kept))
+
+
+def _disk_full_message(path: str, size: int, existed: bool, err: OSError, partial: bool = False,
+                       kept: Optional[str] = None) -> str:
     from .checkpoint.integrity import newest_complete_checkpoint  # here: this file also runs alone (its kill test)
     folder = os.path.dirname(path) or '.'
     free = shutil.disk_usage(folder).free
-    kept = (f'the previous {os.path.basename(path)} is intact' if existed else f'no {os.path.basename(path)} was '
-            'written')
-    earlier, _ = newest_complete_checkpoint(folder, exclude=path)
-    if earlier and path.endswith(CHECKPOINT_SUFFIXES):
-        kept += (f', and the newest complete checkpoint there is {os.path.basename(earlier)} (--resume continues from '
-                 'it)')
-    return (f'{err.strerror} while writing {path}: it needs {_human(size)} and {folder} has {_human(free)} free. '
-            f'Nothing was replaced: {kept}; the partial temporary file was removed. Free at least '
-            f'{_human(max(size - free, 0) or size)} there (delete old checkpoints, lower max_keep_ckpts, or choose '
-            'another --work-dir), then run again.')
+    if kept is None:
+        kept = (f'the previous {os.path.basename(path)} is intact' if existed else
+                f'no {os.path.basename(path)} was written')
+        earlier, _ = newest_complete_checkpoint(folder, exclude=path)
+        if earlier and path.endswith(CHECKPOINT_SUFFIXES):
+            kept += (f', and the newest complete checkpoint there is {os.path.basename(earlier)} (--resume continues '
+                     'from it)')
+        kept += '; the partial temporary file was removed'
+    needs = f'it needed more than the {_human(size)} written when the disk filled' if partial else \
+        f'it needs {_human(size)}'
+    free_at_least = f'more than {_human(size)}' if partial else f'at least {_human(max(size - free, 0) or size)}'
+    hint = ('delete old checkpoints, lower max_keep_ckpts, or choose another --work-dir' if
+            path.endswith(CHECKPOINT_SUFFIXES) else 'or choose another output folder')
+    return (f'{err.strerror or os.strerror(err.errno)} while writing {path}: {needs} and {folder} has {_human(free)} '
+            f'free. Nothing was replaced: {kept}. Free {free_at_least} there ({hint}), then run again.')
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _human(size: float) -> str:
@@ -250,8 +283,12 @@ class AtomicOutput:
     def __exit__(self, exc_type, exc, traceback) -> None:
         if exc_type is None:
             self.commit()
-        else:
-            self.discard()
+            return
+        written = _size(self.tmp)
+        self.discard()
+        full = disk_full_cause(exc)
+        if full is not None and not self._direct:  # the writer filled the disk: say which file, and how much
+            raise disk_full_error(self.path, written, os.path.exists(self.path), full, partial=True) from exc
 
 
 @contextlib.contextmanager
@@ -275,7 +312,14 @@ def atomic_output_with_siblings(path: str | Path) -> Iterator[str]:
     os.makedirs(folder, exist_ok=True)
     work = tempfile.mkdtemp(prefix=f'.{name}.', suffix='.tmp', dir=folder)
     try:
-        yield os.path.join(work, name)
+        try:
+            yield os.path.join(work, name)
+        except Exception as err:
+            full = disk_full_cause(err)
+            if full is None:
+                raise
+            written = sum(_size(os.path.join(work, other)) for other in os.listdir(work))
+            raise disk_full_error(path, written, os.path.exists(path), full, partial=True) from err
         names = sorted(os.listdir(work), key=lambda n: n == name)
         for other in names:
             refuse_links(os.path.join(folder, other))

@@ -14,8 +14,10 @@ match the eager model within tolerance (docs/inference.md). Existing files are r
 wrote them there, or with --overwrite.
 """
 import argparse
+import contextlib
 import importlib.util
 import json
+import os
 import os.path as osp
 import sys
 
@@ -77,6 +79,7 @@ def main() -> int:
         if 'onnx' not in formats:
             print('onnxruntime is not installed: exporting pt2 only, a bundle that sapiens2-infer cannot run '
                   '(pip install -r requirements/optional.txt)')
+    created = not osp.isdir(args.out)
     make_folder(args.out, '--out')
     guard = OutputGuard(args.out, overwrite=args.overwrite)
     if args.int8 and 'onnx' not in formats:
@@ -99,6 +102,14 @@ def main() -> int:
     except ExportParityError as err:
         print(f'parity: FAILED, {err}')
         return 1
+    except BaseException:  # a full disk, Ctrl-C...: a folder this run made holds no half bundle afterwards
+        if created:
+            for path in outputs:
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(args.out)  # only when empty
+        raise
     finally:
         guard.record(path for path in outputs if osp.exists(path))
     for kind, path in files.items():

@@ -9,16 +9,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence
 
-import cv2
 import numpy as np
 
-from sapiens2.engine.atomic_save import AtomicOutput, atomic_write_text, open_fresh
+from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.utils.image_write import write_image
 
 from ..tasks.base import BaseInferenceTask
 from .output_guard import guarding
 from .output_switches import OUTPUT_SWITCHES
 from .sources import FRAME_INDEX_DIGITS, Source
+from .stream_files import JsonLinesFile, VideoFile
 
 if TYPE_CHECKING:
     from .writer import ResultWriter
@@ -124,32 +124,13 @@ def _write_picture(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
     if frame.source.kind == 'video':
         path = osp.join(frame.task_dir, frame.source.name + '.mp4')
         video, opened = writer.stream(frame.source, path, functools.partial(
-            _VideoFile, fps=frame.source.fps, size=frame.picture.shape[1::-1]))
+            VideoFile, fps=frame.source.fps, size=frame.picture.shape[1::-1]))
         video.write(frame.picture)
         return [path] if opened else []
     path = writer.claim(osp.join(frame.task_dir, frame.name + '.png'), frame.name)
     os.makedirs(osp.dirname(path), exist_ok=True)
     write_image(path, frame.picture)
     return [path]
-
-
-class _VideoFile:
-    """An MP4 written under a temporary name, moved to its name when closed (so an interrupted run keeps the frames
-    written so far)."""
-
-    def __init__(self, path: str, fps: float, size: Sequence[int]) -> None:
-        self.out = AtomicOutput(path)
-        self.video = cv2.VideoWriter(self.out.tmp, cv2.VideoWriter_fourcc(*'mp4v'), fps, tuple(size))
-        if not self.video.isOpened():
-            self.out.discard()
-            raise OSError(f'cannot open {path} for writing (OpenCV without an mp4v encoder?)')
-
-    def write(self, picture: np.ndarray) -> None:
-        self.video.write(picture)
-
-    def close(self) -> None:
-        self.video.release()
-        self.out.commit()
 
 
 # ----------------------------------------------------------------------------------------- JSON records and index
@@ -169,11 +150,10 @@ def _write_record(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
     task, record = frame.task, frame.record
     if frame.source.kind == 'video':
         path = osp.join(frame.task_dir, frame.source.name + JSON_LINES_SUFFIX)
-        lines, opened = writer.stream(frame.source, path, open_fresh)
+        lines, opened = writer.stream(frame.source, path, JsonLinesFile)
         if opened:
             lines.write(json.dumps(dict(video=frame.source.name, **task.header(record['image_size']))) + '\n')
         lines.write(json.dumps(task.frame_record(record)) + '\n')
-        lines.flush()
         return [path] if opened else []
     path = writer.claim(osp.join(frame.task_dir, frame.name + '.json'), frame.name)
     content = dict(image_name=frame.name, **task.header(record['image_size']))

@@ -149,20 +149,27 @@ class ResultWriter:
                  if self.switches.get(switch.keyword, True)]
         return ' and '.join(kinds) or 'outputs'
 
-    def stop(self) -> None:
+    def stop(self, after_error: bool = False) -> None:
         """Wait for the queued frames, close the videos and list the files written in the manifest (after an
-        error: adds nothing to the indexes)."""
+        error: adds nothing to the indexes). A video file that cannot be finished raises, after every other is
+        closed; ``after_error`` (the run is already ending with an error, the one reported): it does not."""
         worker, self._worker = self._worker, None
         try:
             if worker is not None:
                 worker.close()
         finally:
-            for stream in self.streams.values():
-                stream.close()
+            errors = []
+            for stream in self.streams.values():  # every one, also after one fails (a full disk)
+                try:
+                    stream.close()
+                except OSError as err:
+                    errors.append(err)
             self.streams.clear()
             self.guard.record(self.written)
             if self.show is not None:
                 self.show.close()
+            if errors and not after_error:
+                raise errors[0]
 
     def close(self) -> List[str]:
         """Write the queued frames, close videos, write what waits for the end of the run (the tasks' indexes);
