@@ -333,6 +333,19 @@ def _apply_custom_layouts_on_read() -> None:
     Config.fromfile = staticmethod(fromfile)
 
 
+def _name_empty_datasets() -> None:
+    from mmengine.dataset import BaseDataset
+    upstream = BaseDataset._serialize_data
+
+    def _serialize_data(self):
+        if len(self.data_list) == 0:
+            from sapiens2.datasets.data_check import DataCheckError, empty_dataset_message
+            raise DataCheckError(empty_dataset_message(self))
+        return upstream(self)
+
+    BaseDataset._serialize_data = _serialize_data
+
+
 def _log_the_config_at_debug() -> None:
     import logging
 
@@ -429,9 +442,11 @@ def _name_the_file_in_image_loading_errors() -> None:
             except FileNotFoundError as err:
                 raise FileNotFoundError(f"image {results['img_path']} does not exist") from err
             except Exception as err:
+                from sapiens2.utils.decoder_messages import DamagedMediaError
                 detail = ('the file is empty, truncated, damaged or not an image the decoder can read'
                           if isinstance(err, AssertionError) else str(err))
-                error_type = ValueError if isinstance(err, ValueError) else OSError
+                error_type = ValueError if isinstance(err, ValueError) else \
+                    DamagedMediaError if isinstance(err, DamagedMediaError) else OSError
                 raise error_type(f"cannot read image {results['img_path']}: {detail}") from err
 
         loading.LoadImageFromFile.transform = transform
@@ -633,6 +648,12 @@ ADAPTATIONS: List[Adaptation] = [
         "(sapiens2.apis.backends.config_data), whichever API reads it; configs whose _base_ files form a loop "
         "are one line naming it (sapiens2.config.base_chain), not RecursionError.",
         _apply_custom_layouts_on_read),
+    Adaptation(
+        'empty-dataset-error', 'mmengine', ('0.10.7', ),
+        "A dataset whose folders or annotation file give no sample (empty train folders) is one line naming where it "
+        "looked (sapiens2.datasets.data_check), instead of numpy's `need at least one array to concatenate` when "
+        'BaseDataset serializes its empty list.',
+        _name_empty_datasets),
     Adaptation(
         'inferencer-strict-load', 'mmengine', ('0.10.7', ),
         "MMEngine's BaseInferencer loads weights into models with a Sapiens2 backbone strictly (it passes "

@@ -42,6 +42,7 @@ def check_config(cfg: Config, check_data_layout: bool = True) -> None:
     """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config), then
     the arguments of every module (:mod:`.argument_checks`) and, with ``check_data_layout``, the layout of the
     model against the datasets (:mod:`.layout_checks`)."""
+    check_model_family(cfg)
     check_config_types(cfg)
     check_config_arguments(cfg)
     check_config_values(cfg)
@@ -166,6 +167,24 @@ def check_strategy_runner(cfg: Config | Mapping) -> None:
         raise ValueError(f"{source}: strategy={cfg['strategy'].get('type')} is ignored by runner_type="
                          f"'{runner_type}'; only FlexibleRunner uses strategies. Set runner_type = 'FlexibleRunner' "
                          "(see configs/_base_/strategies/fsdp.py) or remove the strategy.")
+
+
+class ForeignModelError(ValueError):
+    """A config of a model family sapiens2 does not train or run (an mmdet detector)."""
+
+
+def check_model_family(cfg: Config | Mapping) -> None:
+    """Raise :class:`ForeignModelError` for an mmdet detection config (``default_scope = 'mmdet'``), which the
+    type check would report as typos (mmdet's ``nms`` is a function name, not a registered type)."""
+    model = cfg.get('model') if isinstance(cfg.get('model'), Mapping) else {}
+    if cfg.get('default_scope') != 'mmdet':
+        return
+    source = getattr(cfg, 'filename', None) or '<config>'
+    raise ForeignModelError(
+        f"{source} is an mmdet detection config (model {model.get('type', '?')}), not a sapiens2 model config: "
+        'sapiens2 trains and runs its pose, segmentation and dense models. A person detector goes with sapiens2-infer '
+        f'--det-config {source} --det-checkpoint ...; give a sapiens2 config as --model (`sapiens2 configs` lists '
+        'them).')
 
 
 def check_config_types(cfg: Config | Mapping) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from sapiens2.datasets.label_id_cache import LabelIdCache
 
+
 class DataCheckError(ValueError):
     """The data does not match the dataset's layout (one line: file, entry, value, fix)."""
 
@@ -41,7 +42,7 @@ def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
         if not hasattr(leaf, 'get_data_info'):
             continue
         if len(leaf) == 0:
-            raise DataCheckError(_empty(leaf))
+            raise DataCheckError(empty_dataset_message(leaf))
         if 'num_keypoints' in meta:
             summaries.append(_check_keypoints(leaf, int(meta['num_keypoints'])))
         elif 'classes' in meta:
@@ -49,8 +50,9 @@ def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
     return '; '.join(summaries) or None
 
 
-def _empty(dataset) -> str:
-    """The line for a dataset without a sample: where it looked, what for."""
+def empty_dataset_message(dataset) -> str:
+    """The line for a dataset without a sample: where it looked, what for (MMEngine: "need at least one array to
+    concatenate" when it serializes the empty list; :mod:`sapiens2.adaptations` raises this instead)."""
     prefix = getattr(dataset, 'data_prefix', None) or {}
     folder = prefix.get('img_path') or prefix.get('img') or getattr(dataset, 'data_root', None) or '?'
     if getattr(dataset, 'ann_file', None):

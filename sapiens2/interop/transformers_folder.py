@@ -6,7 +6,7 @@ transformers is imported only when a function that needs it runs.
 import json
 import os.path as osp
 from collections import OrderedDict
-from typing import Dict, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import torch
 from mmengine.config import Config
@@ -121,6 +121,24 @@ def read_transformers_config(hf_dir: str):
     if config.model_type != 'sapiens2':
         raise TransformersConversionError(f'{hf_dir}/{CONFIG_NAME} is a {config.model_type!r} model, not sapiens2.')
     return config
+
+
+def weight_names(hf_dir: str) -> List[str]:
+    """The tensor names of a transformers folder, read from the headers (no tensor is loaded); [] without
+    weights."""
+    hf_dir = local_dir(hf_dir)
+    single, index = osp.join(hf_dir, WEIGHTS_NAME), osp.join(hf_dir, INDEX_NAME)
+    try:
+        if osp.isfile(single):
+            from safetensors import safe_open
+            with safe_open(single, framework='pt') as f:
+                return list(f.keys())
+        if osp.isfile(index):
+            with open(index) as f:
+                return list(json.load(f)['weight_map'])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return []
 
 
 def read_transformers_weights(hf_dir: str) -> StateDict:

@@ -1,6 +1,7 @@
 """Import: a transformers Sapiens2 folder checked against one of our configs (``config.json`` against the model it
 builds, the weights strictly against its state dict), written as our checkpoint or loaded into the model."""
 import os.path as osp
+import re
 from collections import OrderedDict
 from typing import Optional, Union
 
@@ -30,6 +31,7 @@ from .transformers_folder import (
     read_transformers_config,
     read_transformers_weights,
     rename_prefix,
+    weight_names,
 )
 
 
@@ -67,11 +69,22 @@ def _imported_state_dict(hf_dir: str, model: nn.Module) -> StateDict:
     return weights
 
 
+def _class_of_weights(hf_dir: str) -> str:
+    """The transformers class a folder's weights are of, when its config.json names no ``architectures``: each
+    task's predictor is ``decode_head.conv_<task>`` (a backbone alone has none)."""
+    tasks = {c.task: c.hf_class for c in HEAD_CONVERTERS.values()}
+    for name in weight_names(hf_dir):
+        found = re.fullmatch(r'decode_head\.conv_(\w+)\.weight', name)
+        if found and found.group(1) in tasks:
+            return tasks[found.group(1)]
+    return BACKBONE_HF_CLASS
+
+
 def _check_config(hf_dir: str, model: nn.Module) -> str:
     """Compare the folder's config.json with the model; return the RoPE dtype it was exported with (or '')."""
     config = read_transformers_config(hf_dir)
     hf_class, expected = describe_model(model)
-    architecture = (config.architectures or [BACKBONE_HF_CLASS])[0]
+    architecture = (config.architectures or [_class_of_weights(hf_dir)])[0]
     if not is_backbone(model) and architecture != hf_class:
         def task(name: str) -> str:
             found = next((c.task for c in HEAD_CONVERTERS.values() if c.hf_class == name), None)

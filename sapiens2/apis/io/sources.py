@@ -260,11 +260,11 @@ def _video_frames(path: str) -> Iterator[Tuple[int, np.ndarray]]:
         raise OSError(f'video {path} has no frame OpenCV can decode (damaged, empty, or an unsupported codec)')
     if damaged:
         shown = ', '.join(map(str, damaged[:20])) + (' ...' if len(damaged) > 20 else '')
-        one = len(damaged) == 1
+        verb, frames, skipped = ('is', 'frame', 'it was skipped, so that frame has') if len(damaged) == 1 else \
+            ('are', 'frames', 'they were skipped, so those frames have')
         warnings.warn(DamagedInputWarning(
-            f'video {path}: {len(damaged)} of its {index} frames {"is" if one else "are"} damaged ({"frame" if one else '
-            f'"frames"} {shown}; the decoder said: {first_message!r}); {"it was" if one else "they were"} skipped, so '
-            f'{"that frame has" if one else "those frames have"} no results'), stacklevel=2)
+            f'video {path}: {len(damaged)} of its {index} frames {verb} damaged ({frames} {shown}; the decoder said: '
+            f'{first_message!r}); {skipped} no results'), stacklevel=2)
     if announced - index > max(1, announced // 100):  # containers that estimate the count from the duration
         warnings.warn(DamagedInputWarning(
             f'video {path}: {index} of the {announced} frames its container announces could be decoded (the file is '

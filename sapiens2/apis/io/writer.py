@@ -157,6 +157,9 @@ class ResultWriter:
         try:
             if worker is not None:
                 worker.close()
+        except BaseException:  # the writing thread's error is the one reported
+            after_error = True
+            raise
         finally:
             errors = []
             for stream in self.streams.values():  # every one, also after one fails (a full disk)

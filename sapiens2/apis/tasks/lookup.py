@@ -35,6 +35,11 @@ def _task_type_for_head(cfg) -> str:
     for name, task_cls in INFERENCE_TASKS.module_dict.items():
         if head_type in getattr(task_cls, 'head_types', ()):
             return name
+    if str(cfg.model.get('type', '')).split('.')[-1] == 'BottomupPoseEstimator':
+        raise ValueError(f'{cfg.filename or "the config"} is a bottom-up mmpose config (BottomupPoseEstimator, head '
+                         f'{head_type}): sapiens2 runs top-down pose models (TopdownPoseEstimator: one person box at '
+                         "a time) and its dense tasks; run this config with mmpose's MMPoseInferencer, or give a "
+                         'sapiens2 pose config as --model (`sapiens2 configs` lists them).')
     raise KeyError(f'no inference task handles head type {head_type!r}: add infer_task = dict(type=...) to the '
                    f'config (registered tasks: {sorted(INFERENCE_TASKS.module_dict)}), and make sure its '
                    'custom_imports load the project that registers the task')
