@@ -422,10 +422,12 @@ def _name_the_file_in_image_loading_errors() -> None:
                     image = upstream(content, *args, **kwargs)
             except cv2.error as err:  # an assertion of OpenCV's decoder, in OpenCV's words
                 raise OSError('the file is truncated, damaged or not an image OpenCV can decode') from err
-            refuse_damaged_image(messages)  # LoadImageFromFile names the file
-            problem = float_image_problem(content) if image is None else None
-            if problem:
-                raise ValueError(problem)
+            if image is None:  # not decoded: LoadImageFromFile names the file; a float TIFF is said as such
+                problem = float_image_problem(content)
+                if problem:
+                    raise ValueError(problem)
+                return image
+            refuse_damaged_image(messages)  # decoded in spite of damage (grey rows): LoadImageFromFile names the file
             return image
 
         io_module.imfrombytes = imfrombytes

@@ -39,7 +39,8 @@ def decode_image(data: bytes, name: str, flag: int = cv2.IMREAD_COLOR) -> np.nda
     refuse_decompression_bomb(data, name)
     with decoder_messages() as messages:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), flag) if data else None
-    refuse_damaged_image(messages, name)
+    if image is not None:  # decoded in spite of damage: grey rows
+        refuse_damaged_image(messages, name)
     problem = float_image_problem(data) if image is None else None
     if problem:
         raise ValueError(f'cannot read image {name}: {problem}.')

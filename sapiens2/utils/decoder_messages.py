@@ -52,7 +52,8 @@ def decoder_messages() -> Iterator[List[str]]:
 
 def refuse_damaged_image(messages: List[str], name: Optional[str] = None) -> None:
     """Raise :class:`DamagedMediaError` naming the image ``name`` (when given) if its decoder reported damage
-    (``messages`` from :func:`decoder_messages`)."""
+    (``messages`` from :func:`decoder_messages`) yet returned a picture; an image it could not decode at all is its
+    caller's error (empty, truncated or not an image)."""
     if messages:
         where = f'cannot read image {name}: ' if name else ''
         raise DamagedMediaError(

@@ -308,8 +308,8 @@ def _(tmp):
 
 @case('transformers-import-other-task-folder', 'checkpoint conversion', 'tools/convert_checkpoint.py '
       "--from-transformers a seg folder whose config.json names no architectures, with a pose config (it said the "
-      'folder holds a Sapiens2Model)', "one line: the folder holds a seg model (told by its weights' predictor), the config builds a "
-      'pose model', error=ValueError, kind='TransformersConversionError',
+      'folder holds a Sapiens2Model)', "one line: the folder holds a seg model (told by its weights' predictor), the "
+      'config builds a pose model', error=ValueError, kind='TransformersConversionError',
       match=r'^{tmp}/hf holds a seg model \(Sapiens2ForSemanticSegmentation\) but the config builds a pose model')
 def _(tmp):
     from sapiens2.interop.transformers import build_model, import_from_transformers, model_to_transformers
