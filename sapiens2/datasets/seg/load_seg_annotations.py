@@ -60,8 +60,11 @@ def _single_channel(labels: np.ndarray, path: str) -> np.ndarray:
     colour = labels[..., :3] if labels.shape[2] == 4 else labels
     if (colour == colour[..., :1]).all():
         return colour[..., 0]
-    raise ValueError(f'label map {path} is a {labels.shape[2]}-channel colour image; label maps hold one class id '
-                     'per pixel (a single-channel 8-bit PNG). Convert a colour-coded map to class ids first.')
+    colours = len(np.unique(colour.reshape(-1, colour.shape[-1]), axis=0))
+    raise ValueError(f'label map {path} is a {labels.shape[2]}-channel colour image ({colours} colours); label maps '
+                     'hold one class id per pixel (a single-channel 8-bit PNG, or a palette PNG whose indices are the '
+                     'ids). Convert it: for each class i of the metainfo with colour c in its palette, '
+                     'ids[(rgb == c).all(-1)] = i (255 where no class colour), and save ids as an 8-bit grey PNG.')
 
 
 @TRANSFORMS.register_module()
