@@ -9,7 +9,7 @@ decode_label_map`, the reader training uses, so a damaged or colour map is named
 import json
 import os
 import os.path as osp
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -21,14 +21,19 @@ def cache_dir() -> str:
     return osp.expanduser(os.environ.get('SAPIENS2_CACHE_DIR', '~/.cache/sapiens2'))
 
 
+#: New entries after which the cache is saved during a check (a killed first check of a large dataset resumes).
+SAVE_EVERY = 2000
+
+
 class LabelIdCache:
     """``label_ids(path)`` -> (height, width, ids) and ``image_size(path)`` -> (height, width), from the cache when
     the file is unchanged; used as a context manager, the new entries are saved on exit."""
 
-    def __init__(self, path: str = None) -> None:
+    def __init__(self, path: Optional[str] = None) -> None:
         self.path = path or osp.join(cache_dir(), 'label_ids.json')
         self._entries = {}
         self._changed = False
+        self._new = 0
         try:
             with open(self.path) as f:
                 self._entries = dict(json.load(f))
@@ -69,6 +74,9 @@ class LabelIdCache:
     def _store(self, path: str, kind: str, value):
         self._entries[f'{kind}:{osp.abspath(path)}'] = [self._stamp(path), value]
         self._changed = True
+        self._new += 1
+        if self._new % SAVE_EVERY == 0:  # a long first check that is killed keeps what it read
+            self.save()
         return value
 
     def save(self) -> None:
