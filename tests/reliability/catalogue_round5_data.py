@@ -97,8 +97,8 @@ def _(tmp):
 @case('seg-colour-label-map-data-check', 'seg dataset', 'a label map saved as an RGB colour picture (the data check '
       'reported bad class ids 64, 128...)', 'one line: the map is a colour image of 2 colours; label maps hold one id '
       'per pixel; how to convert it with the palette', error=ValueError,
-      match=r'^label map {tmp}/ann/000\.png is a 3-channel colour image \(2 colours\); label maps hold one class id per '
-      r'pixel \(a single-channel 8-bit PNG, or a palette PNG whose indices are the ids\)\. Convert it: for each class '
+      match=r'^label map {tmp}/ann/000\.png is a 3-channel colour image \(2 colours\); label maps hold one class id '
+      r'per pixel \(a single-channel 8-bit PNG, or a palette PNG whose indices are the ids\)\. Convert it: for each class '
       r'i of the metainfo with colour c in its palette')
 def _(tmp):
     colours = np.zeros((32, 24, 3), np.uint8)
