@@ -98,8 +98,8 @@ def _(tmp):
       'reported bad class ids 64, 128...)', 'one line: the map is a colour image of 2 colours; label maps hold one id '
       'per pixel; how to convert it with the palette', error=ValueError,
       match=r'^label map {tmp}/ann/000\.png is a 3-channel colour image \(2 colours\); label maps hold one class id '
-      r'per pixel \(a single-channel 8-bit PNG, or a palette PNG whose indices are the ids\)\. Convert it: for each class '
-      r'i of the metainfo with colour c in its palette')
+      r'per pixel \(a single-channel 8-bit PNG, or a palette PNG whose indices are the ids\)\. Convert it: for each '
+      r'class i of the metainfo with colour c in its palette')
 def _(tmp):
     colours = np.zeros((32, 24, 3), np.uint8)
     colours[:16] = (128, 64, 0)
