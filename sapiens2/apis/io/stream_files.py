@@ -87,7 +87,7 @@ class JsonLinesFile:
         partial = self.path + '.partial'
         kept = f'{self.path} was not finished'
         if not os.path.lexists(partial):
-            os.replace(self.path, partial)
+            os.replace(self.path, partial)  # direct write: renames this run's own file, cut to whole lines
             kept += f'; its {self.lines} complete lines are kept in {partial}'
         return disk_full_error(self.path, self.complete, False, err, partial=True, kept=kept)
 

@@ -45,10 +45,11 @@ def file_format(path: str) -> Optional[str]:
         head = f.read(9)
     if head[:4] == b'PK\x03\x04':
         return 'torch-zip'
-    if head[:1] == b'\x80':  # the PROTO opcode every pickle of protocol 2 and later starts with
-        return 'pickle'
+    # before the pickle test: a header length whose low byte is 0x80 (e.g. 384) starts like a pickle
     if len(head) == 9 and head[8:9] == b'{' and struct.unpack('<Q', head[:8])[0] <= os.path.getsize(path) - 8:
         return 'safetensors'
+    if head[:1] == b'\x80':  # the PROTO opcode every pickle of protocol 2 and later starts with
+        return 'pickle'
     return None
 
 

@@ -32,7 +32,7 @@ def test_every_built_loop_is_checked_and_logged(tmp_path):
     runner._test_loop = dict(type='TestLoop')  # a loop MMEngine has not built (a config dict) is left alone
     DataCheckHook().before_run(runner)
     assert [line.split(':')[0] for line in runner.logged] == ['data check (train)', 'data check (val)']
-    assert '10-keypoint layout' in runner.logged[0] and '1 label maps read' in runner.logged[1]
+    assert '10-keypoint layout' in runner.logged[0] and 'every label map read' in runner.logged[1]
 
 
 def test_a_mismatch_in_the_val_data_stops_the_run(tmp_path):
@@ -45,4 +45,4 @@ def test_a_mismatch_in_the_val_data_stops_the_run(tmp_path):
 def test_max_masks_is_passed_on(tmp_path):
     runner = _runner(train=seg_dataset(tmp_path, [np.zeros((32, 24), np.uint8)] * 4))
     DataCheckHook(max_masks=2).before_run(runner)
-    assert '4 image/label-map pairs, 2 label maps read' in runner.logged[0]
+    assert '4 image/label-map pairs, 2 of 4 label maps read' in runner.logged[0]
