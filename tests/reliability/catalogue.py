@@ -1755,5 +1755,6 @@ from tests.reliability import (  # noqa: E402,F401
     catalogue_intent,
     catalogue_outputs,
     catalogue_people,
+    catalogue_round5_outputs,
     catalogue_safe_writes,
 )
