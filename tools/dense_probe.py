@@ -9,13 +9,13 @@ Without --checkpoint the randomly initialised backbone is probed. Every run uses
 hyper-parameters, so the printed metric ranks backbones. See projects/pretrain/README.md.
 """
 import argparse
-import json
 import sys
 
 from mmengine.registry import init_default_scope
 
 from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.utils import strict_json
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2_pretrain.dense_probe import LAYERS, TASKS, ProbeSettings, dense_probe
 
@@ -55,9 +55,9 @@ def main() -> None:
     result = dense_probe(cfg.model.backbone.to_dict(), args.checkpoint, args.task, args.data_root, settings,
                          prefix=prefix, device=args.device)
     result['config'] = args.config
-    print(json.dumps(result))
+    print(strict_json.dumps(result))
     if args.out:
-        atomic_write_text(args.out, json.dumps(result, indent=2))
+        atomic_write_text(args.out, strict_json.dumps(result, indent=2))
 
 
 if __name__ == '__main__':

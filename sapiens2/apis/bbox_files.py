@@ -24,6 +24,10 @@ import os
 import os.path as osp
 from typing import Any, Dict, List, Sequence, Union
 
+import numpy as np
+
+from sapiens2.structures.person_boxes import box_values, check_box_count, coco_box, shown
+
 from .io.sources import IMAGE_EXTENSIONS, Source, frame_name
 
 Boxes = List[List[float]]
@@ -46,11 +50,17 @@ def load_bboxes(bboxes: BoxesInput, score_thr: float = 0.0) -> Dict[Union[str, i
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ValueError(f'--bboxes {origin} is not valid JSON ({err})') from err
     if isinstance(bboxes, dict) and 'annotations' in bboxes:
-        return _coco_annotations(bboxes, origin)
-    if isinstance(bboxes, dict):
-        return dict(bboxes)
-    if isinstance(bboxes, list):
-        return _coco_results(bboxes, origin, score_thr)
+        loaded = _coco_annotations(bboxes, origin)
+    elif isinstance(bboxes, dict):
+        loaded = {key: _own_boxes(boxes, f'{origin}: entry {key!r}') for key, boxes in bboxes.items()}
+    elif isinstance(bboxes, list):
+        loaded = _coco_results(bboxes, origin, score_thr)
+    else:
+        loaded = None
+    if loaded is not None:
+        for key, boxes in loaded.items():  # a crowd beyond the limit fails before any model is built
+            check_box_count(len(boxes), f'{origin}: entry {key!r}')
+        return loaded
     raise ValueError(f'{origin}: person boxes are a JSON object {{"image name": [[x1, y1, x2, y2], ...]}}, a COCO '
                      f'annotation file or a list of COCO detection results, got {type(bboxes).__name__}')
 
@@ -63,18 +73,18 @@ def _coco_annotations(data: dict, origin: str) -> Dict[Union[str, int], Boxes]:
     names: Dict[Any, str] = {}
     for i, image in enumerate(images):
         if not isinstance(image, dict) or 'id' not in image or not isinstance(image.get('file_name'), str):
-            raise ValueError(f'{origin}: images[{i}] needs "id" and "file_name", got {_short(image)}')
+            raise ValueError(f'{origin}: images[{i}] needs "id" and "file_name", got {shown(image)}')
         names[image['id']] = image['file_name']
     person = _person_categories(data.get('categories'), origin)
     boxes: Dict[Union[str, int], Boxes] = {name: [] for name in names.values()}
     for i, ann in enumerate(annotations):
         where = f'{origin}: annotations[{i}]'
         if not isinstance(ann, dict) or 'image_id' not in ann:
-            raise ValueError(f'{where} needs "image_id" and "bbox" [x, y, w, h], got {_short(ann)}')
+            raise ValueError(f'{where} needs "image_id" and "bbox" [x, y, w, h], got {shown(ann)}')
         if ann['image_id'] not in names:
             raise ValueError(f'{where} has image_id {ann["image_id"]!r}, which no entry of "images" has')
         if ann.get('category_id', PERSON_CATEGORY) in person and not ann.get('iscrowd', 0):
-            boxes[names[ann['image_id']]].append(_xyxy(ann.get('bbox'), where))
+            boxes[names[ann['image_id']]].append(coco_box(ann.get('bbox'), _annotation(where, ann)))
     return boxes
 
 
@@ -93,11 +103,11 @@ def _coco_results(results: list, origin: str, score_thr: float) -> Dict[Union[st
         where = f'{origin}: entry {i}'
         if not isinstance(entry, dict) or not ('image_name' in entry or 'image_id' in entry):
             raise ValueError(f'{where} needs "image_id" and "bbox" [x, y, w, h] (COCO detection results), got '
-                             f'{_short(entry)}')
+                             f'{shown(entry)}')
         key = entry.get('image_name', entry.get('image_id'))
         if not isinstance(key, (str, int)) or isinstance(key, bool):
             raise ValueError(f'{where} has image_id {key!r}; give an integer or a string')
-        box = _xyxy(entry.get('bbox'), where)
+        box = coco_box(entry.get('bbox'), where)
         score = entry.get('score', 1.0)
         if not _is_number(score):
             raise ValueError(f'{where} has score {score!r}; give a number')
@@ -107,21 +117,26 @@ def _coco_results(results: list, origin: str, score_thr: float) -> Dict[Union[st
     return boxes
 
 
-def _xyxy(bbox: Any, where: str) -> List[float]:
-    """A COCO ``[x, y, w, h]`` as ``[x1, y1, x2, y2]``."""
-    if not isinstance(bbox, (list, tuple)) or len(bbox) != 4 or not all(map(_is_number, bbox)):
-        raise ValueError(f'{where} has bbox {_short(bbox)}; COCO boxes are 4 numbers [x, y, width, height]')
-    x, y, w, h = (float(v) for v in bbox)
-    return [x, y, x + w, y + h]
+def _own_boxes(boxes: Any, where: str) -> Boxes:
+    """An entry of our format: a list of boxes [x1, y1, x2, y2(, score)], each checked as every box is
+    (:func:`~sapiens2.structures.person_boxes.box_values`)."""
+    if isinstance(boxes, np.ndarray) and boxes.ndim == 2:
+        boxes = list(boxes)
+    if not isinstance(boxes, (list, tuple)):
+        raise ValueError(f'{where} is {shown(boxes)}; give a list of person boxes [[x1, y1, x2, y2(, score)], ...] '
+                         '(an empty list: nobody)')
+    if boxes and not isinstance(boxes[0], (list, tuple, np.ndarray)):
+        return [box_values(boxes, where)]  # one box, not in a list
+    return [box_values(box, f'{where} box {i}') for i, box in enumerate(boxes)]
+
+
+def _annotation(where: str, ann: dict) -> str:
+    """``where`` with the annotation's id, when it has one."""
+    return f'{where} (id {ann["id"]!r})' if 'id' in ann else where
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, (dict, list, str, int, float, type(None))) else repr(value)
-    return text if len(text) <= 80 else text[:77] + '...'
 
 
 def match_bboxes(entries: Dict[Union[str, int], Boxes], sources: Sequence[Source],

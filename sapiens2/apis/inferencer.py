@@ -12,6 +12,7 @@ from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
 from .bbox_files import BoxesInput, load_bboxes, match_bboxes
+from .io.output_guard import next_array_number, writing_into
 from .io.prefetch import prefetched
 from .io.sources import InputType, Source, collect_sources
 from .io.writer import ResultWriter
@@ -125,6 +126,8 @@ class Sapiens2Inferencer:
             inputs: Image path, folder, video file, ``webcam``/``webcam:N`` or a stream URL (live: frames that arrive
                 while the model is busy are dropped), (H, W, 3) BGR uint8 array, or a list of these.
             out_dir: Where to write pictures and raw results (see :class:`ResultWriter`); nothing is written if None.
+                One run at a time writes into a folder: a second one (another process or thread) waits for the first,
+                saying so in one line. Arrays are named on from the ``array_<n>`` an earlier call wrote there.
             save_vis, save_pred: Write pictures / raw results.
             bboxes: Person boxes for the pose task: ``{image name: [[x1, y1, x2, y2(, score)], ...]}`` (name: file
                 stem, ``array_000000`` or ``<video>_000012``), a COCO annotation file or COCO detection results (those
@@ -151,7 +154,27 @@ class Sapiens2Inferencer:
             InferenceInterrupted: On Ctrl-C (a ``KeyboardInterrupt``), after writing the outputs of the frames
                 already predicted, group files included.
         """
-        sources = collect_sources(inputs, recursive)
+        if show and not out_dir:
+            raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
+        if out_dir is not None and not str(out_dir).strip():
+            raise ValueError(f'out_dir={out_dir!r} is not a folder name; give a folder, or out_dir=None to write '
+                             'nothing')
+        if out_dir and not (save_vis or save_pred or show):
+            raise ValueError(f'save_vis=False with save_pred=False writes nothing to {out_dir}; keep one of them, or '
+                             'pass out_dir=None (the results are returned)')
+        if not out_dir:
+            return self._run(collect_sources(inputs, recursive), None, save_vis, save_pred, bboxes, show_progress,
+                             return_results, overwrite, show, people, per_person, person_detector)
+        with writing_into(str(out_dir)):  # one run at a time into one folder: a second one waits, saying so
+            sources = collect_sources(inputs, recursive, first_array=next_array_number(str(out_dir)))
+            return self._run(sources, str(out_dir), save_vis, save_pred, bboxes, show_progress, return_results,
+                             overwrite, show, people, per_person, person_detector)
+
+    def _run(self, sources: List[Source], out_dir: Optional[str], save_vis: bool, save_pred: bool,
+             bboxes: Optional[BoxesInput], show_progress: bool, return_results: bool, overwrite: bool, show: bool,
+             people: bool, per_person: bool, person_detector: Optional[Callable[[np.ndarray], np.ndarray]]
+             ) -> List[dict]:
+        """:meth:`__call__` on collected ``sources`` (holding ``out_dir``'s lock)."""
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
@@ -166,14 +189,6 @@ class Sapiens2Inferencer:
             bboxes = match_bboxes(loaded, sources, origin) if loaded else None
         composer = PeopleComposer(self.tasks, bboxes, per_person, person_detector) if people else None
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
-        if show and not out_dir:
-            raise ValueError('show=True needs an out_dir (pass save_vis=False, save_pred=False to write nothing)')
-        if out_dir is not None and not str(out_dir).strip():
-            raise ValueError(f'out_dir={out_dir!r} is not a folder name; give a folder, or out_dir=None to write '
-                             'nothing')
-        if out_dir and not (save_vis or save_pred or show):
-            raise ValueError(f'save_vis=False with save_pred=False writes nothing to {out_dir}; keep one of them, or '
-                             'pass out_dir=None (the results are returned)')
         outputs = self.tasks + ([composer] if composer else [])  # the people's outputs are written as a task's
         writer = (ResultWriter(out_dir, outputs, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
                                overwrite, show) if out_dir else None)

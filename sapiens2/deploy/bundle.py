@@ -1,10 +1,10 @@
 """Writing the exported bundle: one folder that runs without the original config or checkpoint (its layout and
 manifest: :mod:`sapiens2.apis.backends.bundle`, which reads it)."""
-import json
 import os.path as osp
 from typing import TYPE_CHECKING, Dict, Optional, Sequence
 
 from sapiens2.apis.backends.bundle import CONFIG_FILE, FORMAT, INT8_FILE, MANIFEST, MODEL_STEM, SCHEMA_VERSION
+from sapiens2.utils import strict_json
 from sapiens2.version import __version__
 
 if TYPE_CHECKING:
@@ -54,5 +54,5 @@ def write_bundle(model: 'nn.Module',
         manifest['onnx_opset'] = meta['onnx_opset']
     if 'pt2' in paths:
         manifest['pt2'] = osp.basename(paths['pt2'])
-    atomic_write_text(files['manifest'], json.dumps(manifest, indent=2))
+    atomic_write_text(files['manifest'], strict_json.dumps(manifest, indent=2))
     return files

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from sapiens2.apis.backends.bundle import INT8_FILE, MANIFEST
 from sapiens2.engine.atomic_save import atomic_output_with_siblings, atomic_write_bytes
+from sapiens2.utils import strict_json
 
 #: Weight types of ``onnxruntime.quantization.QuantType`` by name.
 WEIGHT_TYPES = ('qint8', 'quint8')
@@ -73,7 +74,7 @@ def add_int8(bundle_dir: str, overwrite: bool = False, **options) -> str:
         raise FileExistsError(f'{dst} exists; give overwrite=True (export.py: --overwrite) to replace it')
     quantize_onnx(osp.join(bundle_dir, fp32), dst, overwrite=overwrite, **options)
     manifest['onnx']['int8'] = INT8_FILE
-    atomic_write_bytes(manifest_path, (json.dumps(manifest, indent=2) + '\n').encode())
+    atomic_write_bytes(manifest_path, (strict_json.dumps(manifest, indent=2) + '\n').encode())
     return dst
 
 

@@ -91,6 +91,14 @@ def test_entries_that_name_no_input_or_one_input_twice_are_one_line():
     ('[{"image_id": 1, "bbox": [0, 0, "1", 1], "score": 0.9}]', r'^{path}: entry 0 has bbox \[0, 0, "1", 1\]'),
     ('[{"image_id": 1, "bbox": [0, 0, 1, 1], "score": "high"}]', r'^{path}: entry 0 has score \'high\'; give a number'),
     ('[{"image_id": [1], "bbox": [0, 0, 1, 1]}]', r'^{path}: entry 0 has image_id \[1\]; give an integer or a string'),
+    # every reader checks a box the same way (sapiens2.structures.person_boxes): our format too
+    ('{"a": [[true, 0, 1, 1]]}', r"^{path}: entry 'a' box 0 has bbox \[true, 0, 1, 1\]: true is a boolean, not a "
+     r'number; person boxes are'),
+    ('{"a": [[0, 0, 1e300, 1]]}', r"^{path}: entry 'a' box 0 has bbox \[0, 0, 1e\+300, 1\]: 1e\+300 lies beyond"),
+    ('{"a": 5}', r"^{path}: entry 'a' is 5; give a list of person boxes"),
+    ('{"images": [{"id": 1, "file_name": "a.jpg"}], "annotations": [{"id": 17, "image_id": 1, "bbox": [10, 10, -5, '
+     '20]}]}', r'^{path}: annotations\[0\] \(id 17\) has bbox \[10, 10, -5, 20\]: a width of -5; COCO boxes are'),
+    ('[{"image_id": 1, "bbox": [0, 0, 1, NaN]}]', r'^{path}: entry 0 has bbox \[0, 0, 1, NaN\]: a non-finite value'),
 ])
 def test_a_malformed_file_is_one_line_naming_the_file_and_the_entry(tmp_path, content, message):
     path = tmp_path / 'boxes.json'

@@ -211,7 +211,7 @@ def test_a_coco_annotation_file_covering_more_images_gives_the_pose_boxes(infere
     ([30, 10, 20, 40], 'empty or inverted'),
     ([10, float('nan'), 20, 40], 'non-finite'),
     ([100, 100, 120, 140], 'outside the 50x60'),
-    ([1, 2, 3], 'shape'),
+    ([1, 2, 3], r'has bbox \[1, 2, 3\]; person boxes are'),
 ])
 def test_invalid_boxes_name_the_input(inferencer, box, message):
     with pytest.raises(ValueError, match=message) as err:

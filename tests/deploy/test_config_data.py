@@ -3,7 +3,9 @@ code (through the CLI and the inferencer) is refused without running. Manifest p
 import importlib.util
 import json
 import os
+import re
 import shutil
+import sys
 
 import cv2
 import numpy as np
@@ -40,14 +42,37 @@ def test_a_type_that_mmengine_would_import_and_call_is_refused(tmp_path):
     assert not marker.exists()
 
 
-def test_custom_imports_of_a_module_in_the_bundle_are_refused(tmp_path, monkeypatch):
+@pytest.mark.parametrize('name', ['this', 'setup', 'evil_plugin', 'os.path', 'Sapiens2'])
+def test_custom_imports_other_than_sapiens2_and_its_projects_are_refused_before_any_import(tmp_path, name):
     marker = tmp_path / 'marker'
     (tmp_path / 'evil_plugin.py').write_text(f'open({str(marker)!r}, "w")\n')
-    (tmp_path / 'config.py').write_text("custom_imports = dict(imports=['evil_plugin'])\n")
+    (tmp_path / 'config.py').write_text(f"custom_imports = dict(imports=['sapiens2', {name!r}])\n")
+    imported = set(sys.modules)
+    with pytest.raises(BundleError, match=rf"^{tmp_path}/config\.py: custom_imports names {re.escape(repr(name))}; "
+                       r"a bundle's config imports only sapiens2 and its project packages \(sapiens2_<project>\), "
+                       r'nothing was imported: .*tools/deploy/export\.py'):
+        load_bundle_config(str(tmp_path / 'config.py'), str(tmp_path))
+    assert not marker.exists() and not set(sys.modules) - imported
+
+
+@pytest.mark.parametrize('name', ['sapiens2_evil', 'sapiens2_evil.models', 'sapiens2_entry'])
+def test_custom_imports_of_a_package_in_the_bundle_are_refused(tmp_path, monkeypatch, name):
+    marker = tmp_path / 'marker'
+    (tmp_path / 'sapiens2_evil').mkdir()
+    (tmp_path / 'sapiens2_evil/__init__.py').write_text(f'open({str(marker)!r}, "w")\n')
+    (tmp_path / 'sapiens2_evil/models.py').write_text(f'open({str(marker)!r}, "w")\n')
+    (tmp_path / 'config.py').write_text(f"custom_imports = dict(imports=[{name!r}])\n")
     monkeypatch.syspath_prepend(str(tmp_path))  # as when the command runs from inside the bundle folder
-    with pytest.raises(BundleError, match=r"custom_imports names 'evil_plugin', which is not an installed module"):
+    with pytest.raises(BundleError, match=rf"custom_imports names '{name}', which is not an installed module"):
         load_bundle_config(str(tmp_path / 'config.py'), str(tmp_path))
     assert not marker.exists()
+
+
+def test_custom_imports_of_sapiens2_and_an_installed_project_load(tmp_path):
+    (tmp_path / 'config.py').write_text("custom_imports = dict(imports=['sapiens2', 'sapiens2_matting'])\n")
+    assert load_bundle_config(str(tmp_path / 'config.py'), str(tmp_path)).custom_imports.imports[1] == \
+        'sapiens2_matting'
+    assert 'sapiens2_matting' in sys.modules
 
 
 def test_a_config_file_beside_a_bundle_manifest_is_read_as_data_by_load_config(tmp_path):

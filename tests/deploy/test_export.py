@@ -144,3 +144,42 @@ def test_export_tool_prints_the_parity_verdict(tmp_path):
     assert len(verdict) == 1 and verdict[0].startswith('parity torch.export: passed, max |exported - eager| ')
     manifest = json.loads((tmp_path / 'seg' / 'sapiens2_bundle.json').read_text())
     assert manifest['pt2'] == 'model.pt2' and manifest['onnx'] == {} and (tmp_path / 'seg' / 'model.pt2').is_file()
+
+
+def test_two_exports_into_one_folder_at_once_leave_one_models_bundle(monkeypatch, tmp_path):
+    """The second export waits for the first (the folder's run lock), saying so, so the bundle's manifest and model
+    file come from one model; without the lock, the slow first export's manifest was written after the second's
+    model file (a mixed bundle, exit 0 for both)."""
+    import threading
+    import time
+    import warnings
+
+    from sapiens2.apis.io.output_guard import OutputFolderBusyNotice
+    tool = load_export_tool()
+    names = iter(['slow', 'fast'])
+    started = threading.Event()
+
+    def write_bundle(model, folder, formats, **kwargs):
+        (tmp_path / 'out' / 'model.pt2').write_text(model)
+        started.set()
+        time.sleep(0.6 if model == 'slow' else 0.05)
+        (tmp_path / 'out' / 'sapiens2_bundle.json').write_text(json.dumps(dict(model=model, parity=[])))
+        return dict(manifest=str(tmp_path / 'out' / 'sapiens2_bundle.json'))
+
+    monkeypatch.setattr('sapiens2.deploy.export.build_for_export',
+                        lambda config, checkpoint, trust=None: (next(names), (64, 48)))
+    monkeypatch.setattr('sapiens2.deploy.bundle.write_bundle', write_bundle)
+    monkeypatch.setattr('sys.argv', ['export.py', SEG, '--out', str(tmp_path / 'out'), '--formats', 'pt2'])
+    codes = []
+    threads = [threading.Thread(target=lambda: codes.append(tool.main())) for _ in range(2)]
+    with warnings.catch_warnings(record=True) as caught:  # the warnings of both threads
+        warnings.simplefilter('always')
+        threads[0].start()
+        started.wait(30)
+        threads[1].start()
+        for thread in threads:
+            thread.join(30)
+    said = [str(w.message) for w in caught if w.category is OutputFolderBusyNotice]
+    manifest = json.loads((tmp_path / 'out' / 'sapiens2_bundle.json').read_text())
+    assert codes == [0, 0] and manifest['model'] == (tmp_path / 'out' / 'model.pt2').read_text() == 'fast'
+    assert len(said) == 1 and 'is being written by another sapiens2 run (pid' in said[0]

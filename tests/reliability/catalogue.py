@@ -1756,5 +1756,6 @@ from tests.reliability import (  # noqa: E402,F401
     catalogue_outputs,
     catalogue_people,
     catalogue_round5_data,
+    catalogue_round5_outputs,
     catalogue_safe_writes,
 )

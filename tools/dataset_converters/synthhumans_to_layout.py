@@ -30,6 +30,7 @@ from sapiens2.config.layout_file import find_layout_file, read_dataset_info, rea
 from sapiens2.engine.atomic_save import atomic_write_text
 from sapiens2.metainfo import load_metainfo
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES, KeypointFormat, keypoint_format
+from sapiens2.utils import strict_json
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.image_write import write_image
 
@@ -164,7 +165,7 @@ def convert_split(src: str, out: str, split: str, limit: Optional[int], layout=N
         os.makedirs(osp.join(out, 'annotations'), exist_ok=True)
         path = osp.join(out, 'annotations', f'{split}.json')
         _refuse_existing(path)
-        atomic_write_text(path, json.dumps(dict(images=images, annotations=anns, categories=[category])))
+        atomic_write_text(path, strict_json.dumps(dict(images=images, annotations=anns, categories=[category])))
     return len(images)
 
 

@@ -11,7 +11,8 @@ Writes FOLDER/sapiens2_bundle.json (the manifest: task, input size, preprocessin
 parity figures, schema version), FOLDER/config.py (the model's config) and FOLDER/model.onnx, plus FOLDER/model.pt2
 with ``--formats pt2`` (:mod:`sapiens2.deploy.bundle`). Fails with a non-zero exit code when an export does not
 match the eager model within tolerance (docs/inference.md). Existing files are replaced only when an earlier export
-wrote them there, or with --overwrite.
+wrote them there, or with --overwrite. Two exports into one FOLDER at once run one after the other (the second waits,
+saying so), so a bundle's files always come from one model.
 """
 import argparse
 import contextlib
@@ -20,6 +21,7 @@ import json
 import os
 import os.path as osp
 import sys
+from typing import Optional
 
 import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
 
@@ -31,7 +33,6 @@ from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.output_paths import make_folder
 
 
 def parse_args() -> argparse.Namespace:
@@ -71,7 +72,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    from sapiens2.apis.io.output_guard import OutputGuard
+    from sapiens2.apis.io.output_guard import writing_into
     config, checkpoint = resolve_model(args.config, args.checkpoint)
     formats = args.formats
     if formats is None:
@@ -79,12 +80,36 @@ def main() -> int:
         if 'onnx' not in formats:
             print('onnxruntime is not installed: exporting pt2 only, a bundle that sapiens2-infer cannot run '
                   '(pip install -r requirements/optional.txt)')
-    created = not osp.isdir(args.out)
-    make_folder(args.out, '--out')
-    guard = OutputGuard(args.out, overwrite=args.overwrite)
     if args.int8 and 'onnx' not in formats:
         raise ValueError('--int8 quantizes the ONNX model, which needs onnxruntime (pip install -r '
                          'requirements/optional.txt)')
+    created = not osp.isdir(args.out)
+    try:
+        with writing_into(args.out, '--out'):  # a second export into --out waits: a bundle's files are of one model
+            files = _export(args, config, checkpoint, formats)
+    except BaseException:  # a full disk, Ctrl-C...: a folder this run made holds no half bundle afterwards
+        if created:
+            for path in bundle_files(args.out, formats, args.int8).values():
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            with contextlib.suppress(OSError):
+                os.rmdir(args.out)  # only when empty (the folder's lock is gone with the lock)
+        raise
+    if files is None:
+        return 1
+    for kind, path in files.items():
+        print(f'{kind}: {path}')
+    with open(files['manifest']) as f:
+        for report in json.load(f)['parity']:
+            print(f"parity {report['backend']}: passed, max |exported - eager| "
+                  f"{_figures(report['max_abs_diff'])} <= bound {_figures(report['bound'])}")
+    return 0
+
+
+def _export(args: argparse.Namespace, config: str, checkpoint: str, formats: list) -> Optional[dict]:
+    """Write the bundle into ``args.out`` (holding its lock); its files by kind, None when parity failed."""
+    from sapiens2.apis.io.output_guard import OutputGuard
+    guard = OutputGuard(args.out, overwrite=args.overwrite)
     outputs = list(bundle_files(args.out, formats, args.int8).values())
     for path in outputs:
         guard.check(path)
@@ -101,24 +126,10 @@ def main() -> int:
             files['int8'] = add_int8(args.out, overwrite=True)  # the guard has checked the file
     except ExportParityError as err:
         print(f'parity: FAILED, {err}')
-        return 1
-    except BaseException:  # a full disk, Ctrl-C...: a folder this run made holds no half bundle afterwards
-        if created:
-            for path in outputs:
-                with contextlib.suppress(OSError):
-                    os.remove(path)
-            with contextlib.suppress(OSError):
-                os.rmdir(args.out)  # only when empty
-        raise
+        return None
     finally:
         guard.record(path for path in outputs if osp.exists(path))
-    for kind, path in files.items():
-        print(f'{kind}: {path}')
-    with open(files['manifest']) as f:
-        for report in json.load(f)['parity']:
-            print(f"parity {report['backend']}: passed, max |exported - eager| "
-                  f"{_figures(report['max_abs_diff'])} <= bound {_figures(report['bound'])}")
-    return 0
+    return files
 
 
 def _figures(values) -> str:

@@ -721,10 +721,11 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     trained = card['metrics']['trained'][task.headline]
     card['target_reached'] = target_reached(task, card['metrics'])
     from sapiens2.engine.atomic_save import atomic_write_text
-    atomic_write_text(card_path, json.dumps(card, indent=1))
+    from sapiens2.utils import strict_json
+    atomic_write_text(card_path, strict_json.dumps(card, indent=1))
     if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too (and its new size)
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
-        atomic_write_text(card_path, json.dumps(card, indent=1))
+        atomic_write_text(card_path, strict_json.dumps(card, indent=1))
     elif args.skip_train:  # re-evaluated: the checkpoint in --out carries the new card
         restamp_card(checkpoint, card)
     atomic_write_text(osp.join(args.out, f'{stem}.md'), card_markdown(card))
@@ -830,10 +831,11 @@ def main() -> int:
     args.out = osp.join(REPO, args.out)
     data_root = osp.join(REPO, args.data_root)
     from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.utils import strict_json
     if args.evaluate:
         task, mode = args.evaluate
         result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))
-        atomic_write_text(args.result, json.dumps(result, indent=1))
+        atomic_write_text(args.result, strict_json.dumps(result, indent=1))
         return 0
     check_source_folders(args)
     if osp.realpath(args.out) == osp.realpath(SHIPPED_DIR):
@@ -864,7 +866,7 @@ def main() -> int:
                 cards.append(json.load(f))
     table = results_markdown(cards)
     atomic_write_text(osp.join(args.out, 'results.md'), table)
-    atomic_write_text(osp.join(args.out, 'results.json'), json.dumps(cards, indent=1))
+    atomic_write_text(osp.join(args.out, 'results.json'), strict_json.dumps(cards, indent=1))
     print(f'\n==> Done in {(time.time() - start) / 60:.1f} min (data {data_s:.0f} s)\n{table}')
     print(f'    checkpoints and model cards: {shown(args.out)}/')
     return 0

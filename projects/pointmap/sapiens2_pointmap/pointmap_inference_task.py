@@ -31,7 +31,7 @@ class PointmapInferenceTask(DenseInferenceTask):
     valid foreground points, image colours); picture [image | turbo depth] with the same pixels black.
     """
     name, head_types, uses = 'pointmap', ('PointmapHead', ), ('seg', )
-    raw_suffixes = ('_depth.npy', '.ply')
+    raw_suffixes = ('_depth.npy', '_valid.png', '.ply')
     panel = Panel('depth', depth_panel)
 
     def decode(self, sample) -> dict:

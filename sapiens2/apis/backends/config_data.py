@@ -6,10 +6,14 @@ config with ``Config.dump``; :func:`read_config_data` reads exactly what it writ
 (:mod:`sapiens2.config.literals`); anything else is one :class:`~.bundle.BundleError` line
 naming the file, the line and what was found. :func:`load_bundle_config` builds the ``mmengine.Config`` from it,
 after checking that every ``type`` names a registered class: MMEngine's registries import and call any other
-dotted name (``type='subprocess.getoutput', cmd=...``), which would run code from data.
+dotted name (``type='subprocess.getoutput', cmd=...``), which would run code from data. Its ``custom_imports`` import
+only sapiens2 and the sapiens2 project packages (``sapiens2_<project>``, what export writes there): any other name
+(``this``, ``setup``, a module beside the bundle) is refused before anything is imported, since importing a module
+runs it.
 """
 import importlib.util
 import os.path as osp
+import re
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, Set
 
@@ -20,6 +24,9 @@ from .bundle_error import BundleError
 if TYPE_CHECKING:
     from mmengine.config import Config
 
+#: The modules a bundle's ``custom_imports`` may name: ``sapiens2`` and the project packages ``sapiens2_<project>``
+#: (projects/*/sapiens2_*), and their sub-modules.
+IMPORTABLE = re.compile(r'sapiens2(_[a-z0-9]+)?(\.[A-Za-z_][A-Za-z0-9_]*)*')
 #: Keys a config's own layout is given by (:mod:`sapiens2.config.custom_layout`); export applied them already.
 LAYOUT_KEYS = ('custom_metainfo', 'custom_data_root')
 
@@ -42,7 +49,8 @@ def read_config_data(path: str) -> dict:
 
 def load_bundle_config(path: str, folder: str) -> 'Config':
     """The ``mmengine.Config`` of a bundle's config file (:func:`read_config_data`). Its ``custom_imports`` are
-    imported as ``Config.fromfile`` imports them, when they are installed modules (not files of the bundle); its
+    imported as ``Config.fromfile`` imports them, when they are sapiens2 or its installed project packages
+    (:data:`IMPORTABLE`, not files of the bundle; all are checked before the first is imported); its
     ``custom_metainfo`` layout is dropped: export wrote it into the model, and the file it names is code."""
     from mmengine.config import Config
     values = read_config_data(path)
@@ -55,22 +63,38 @@ def load_bundle_config(path: str, folder: str) -> 'Config':
         raise BundleError(f'{path}: custom_imports is {imports!r}, not dict(imports=[module names]); export the '
                           'bundle again with tools/deploy/export.py')
     for name in names:
-        _import_installed(name, path, folder)
+        _check_importable(name, path, folder)
+    for name in names:
+        importlib.import_module(name)
     _check_types(values, path)
     return Config(values, filename=path)
 
 
-def _import_installed(name: str, path: str, folder: str) -> None:
-    """Import the module ``name`` of ``custom_imports`` unless it is not installed or a file of the bundle."""
+def _check_importable(name: str, path: str, folder: str) -> None:
+    """A :class:`BundleError` unless the module ``name`` of ``custom_imports`` is sapiens2 or one of its installed
+    project packages (:data:`IMPORTABLE`), outside the bundle folder. Imports nothing but the parent packages of a
+    sapiens2 sub-module (``find_spec`` imports them)."""
+    top = name.split('.')[0]
+    if not IMPORTABLE.fullmatch(name):
+        raise BundleError(f"{path}: custom_imports names {name!r}; a bundle's config imports only sapiens2 and its "
+                          'project packages (sapiens2_<project>), nothing was imported: export the bundle again with '
+                          'tools/deploy/export.py, or import the package that registers its modules yourself before '
+                          'loading the bundle')
+    # the package first, without importing it: its origin decides whether its sub-modules may be looked up
+    if not (_installed(top, folder, package=True) and _installed(name, folder)):
+        raise BundleError(f'{path}: custom_imports names {name!r}, which is not an installed module; install the '
+                          'package that provides it (a bundle brings no code of its own)')
+
+
+def _installed(name: str, folder: str, package: bool = False) -> bool:
+    """Whether the module ``name`` is found outside the bundle ``folder`` (``package``: and is a package)."""
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
-        spec = None
+        return False
     origin = osp.realpath(spec.origin) if spec is not None and spec.origin else None
-    if origin is None or origin.startswith(osp.realpath(folder) + osp.sep):
-        raise BundleError(f'{path}: custom_imports names {name!r}, which is not an installed module; install the '
-                          'package that provides it (a bundle brings no code of its own)')
-    importlib.import_module(name)
+    return (origin is not None and not origin.startswith(osp.realpath(folder) + osp.sep)
+            and (not package or spec.submodule_search_locations is not None))
 
 
 def _types(value: Any) -> Iterator[str]:

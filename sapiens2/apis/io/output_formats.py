@@ -2,7 +2,6 @@
 will write (checked before a run writes anything) and the function that writes a frame's files. The writer plans and
 writes from :data:`OUTPUT_FORMATS` alone, so a new output format is one entry (a project may append its own)."""
 import functools
-import json
 import os
 import os.path as osp
 import re
@@ -12,10 +11,12 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequ
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils import strict_json
 from sapiens2.utils.image_write import write_image
 
 from ..tasks.base import BaseInferenceTask
 from .output_guard import guarding
+from .output_plan import Family
 from .output_switches import OUTPUT_SWITCHES
 from .sources import FRAME_INDEX_DIGITS, Source
 from .stream_files import JsonLinesFile, VideoFile
@@ -62,12 +63,15 @@ class OutputFormat:
     Args:
         name: What the files are.
         switch: The keyword of :data:`~.output_switches.OUTPUT_SWITCHES` that turns them off.
-        paths: ``paths(task_dir, task, source)``: the paths it writes for ``source`` (for a video's frames: the
-            files of an earlier run that it would replace), checked before the run writes anything.
+        paths: ``paths(task_dir, task, source)``: the paths it writes for ``source``, planned and checked before the
+            run writes anything (:class:`~.output_plan.OutputPlan`).
         write: ``write(writer, frame)``: writes the files of a :class:`FrameOutput`; returns the paths it created.
         applies: Whether a task has such files.
         shared: One set of paths for all the inputs of a run (an index), planned once.
         finish: ``finish(writer, task)``: at the end of a run, writes what waited for it; returns the paths.
+        families: ``families(task_dir, task, source)``: the :class:`~.output_plan.Family` of paths it writes for
+            ``source`` whose number the frames decide (a video's frame files, per-person crops), planned with the
+            paths.
     """
     name: str
     switch: str
@@ -76,6 +80,7 @@ class OutputFormat:
     applies: Callable[[BaseInferenceTask], bool] = lambda task: True
     shared: bool = False
     finish: Optional[Callable[['ResultWriter', BaseInferenceTask], List[str]]] = None
+    families: Callable[[str, BaseInferenceTask, Source], Iterable[Family]] = lambda task_dir, task, source: ()
 
     def __post_init__(self) -> None:
         switches = [switch.keyword for switch in OUTPUT_SWITCHES]
@@ -91,8 +96,22 @@ def _has_raw_files(task: BaseInferenceTask) -> bool:
 
 def _raw_paths(task_dir: str, task: BaseInferenceTask, source: Source) -> List[str]:
     if source.kind == 'video':
-        return _frame_files(osp.join(task_dir, source.name), osp.basename(source.name), task.raw_suffixes)
+        return []  # per frame: _raw_families
     return [osp.join(task_dir, source.name + suffix) for suffix in task.raw_suffixes]
+
+
+def _raw_families(task_dir: str, task: BaseInferenceTask, source: Source) -> List[Family]:
+    """An image's files of the task's ``raw_patterns`` (``(pattern, example)`` of what follows the image's name,
+    e.g. per-person crops); a video's frame files ``<task>/<video>/<video>_<frame><suffix or pattern>``."""
+    patterns = list(getattr(task, 'raw_patterns', ()))
+    if source.kind != 'video':
+        return [Family(osp.join(task_dir, source.name), pattern, example) for pattern, example in patterns]
+    rests = [(re.escape(suffix), suffix) for suffix in task.raw_suffixes] + patterns
+    if not rests:
+        return []
+    stem = osp.join(task_dir, source.name, osp.basename(source.name)) + '_'
+    pattern = rf'\d{{{FRAME_INDEX_DIGITS},}}(' + '|'.join(rest for rest, _ in rests) + ')'
+    return [Family(stem, pattern, '0' * FRAME_INDEX_DIGITS + rests[0][1])]
 
 
 def _write_raw(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
@@ -104,14 +123,6 @@ def _write_raw(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
     os.makedirs(folder, exist_ok=True)
     with guarding(writer.guard):
         return frame.task.save(frame.image, frame.result, folder, stem, frame.results)
-
-
-def _frame_files(folder: str, stem: str, suffixes: Sequence[str]) -> List[str]:
-    """The files of ``folder`` named ``<stem>_<frame index><suffix>`` for one of ``suffixes``."""
-    if not suffixes or not osp.isdir(folder):
-        return []
-    pattern = re.compile(rf'{re.escape(stem)}_\d{{{FRAME_INDEX_DIGITS}}}(' + '|'.join(map(re.escape, suffixes)) + ')')
-    return [osp.join(folder, name) for name in sorted(os.listdir(folder)) if pattern.fullmatch(name)]
 
 
 # ----------------------------------------------------------------------------------------- pictures
@@ -152,13 +163,13 @@ def _write_record(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
         path = osp.join(frame.task_dir, frame.source.name + JSON_LINES_SUFFIX)
         lines, opened = writer.stream(frame.source, path, JsonLinesFile)
         if opened:
-            lines.write(json.dumps(dict(video=frame.source.name, **task.header(record['image_size']))) + '\n')
-        lines.write(json.dumps(task.frame_record(record)) + '\n')
+            lines.write(strict_json.dumps(dict(video=frame.source.name, **task.header(record['image_size']))) + '\n')
+        lines.write(strict_json.dumps(task.frame_record(record)) + '\n')
         return [path] if opened else []
     path = writer.claim(osp.join(frame.task_dir, frame.name + '.json'), frame.name)
     content = dict(image_name=frame.name, **task.header(record['image_size']))
     content.update(task.frame_record(record))  # image_name first, then the header, then the image's results
-    atomic_write_text(writer.guard.check(path), json.dumps(content))
+    atomic_write_text(writer.guard.check(path), strict_json.dumps(content))
     return [path]
 
 
@@ -188,7 +199,7 @@ def _write_index(writer: 'ResultWriter', task: BaseInferenceTask) -> List[str]:
 #: In the order the writer plans (checks: the first refused path is named) and writes them.
 OUTPUT_FORMATS: List[OutputFormat] = [
     OutputFormat('pictures', 'save_vis', _picture_paths, _write_picture),
-    OutputFormat('raw files', 'save_pred', _raw_paths, _write_raw, applies=_has_raw_files),
+    OutputFormat('raw files', 'save_pred', _raw_paths, _write_raw, applies=_has_raw_files, families=_raw_families),
     OutputFormat('JSON records', 'save_pred', _record_paths, _write_record, applies=_has_records),
     OutputFormat('index', 'save_pred', _index_paths, _keep_record, applies=_has_index, shared=True,
                  finish=_write_index),

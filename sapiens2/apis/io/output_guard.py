@@ -15,13 +15,21 @@
 :func:`guarding` made active in the writing thread checks them too, whatever suffix they have.
 """
 import contextlib
+import functools
 import logging
 import os
 import os.path as osp
+import re
 import threading
-from typing import Dict, Iterable, Iterator, Optional, Set, Tuple
+import warnings
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Optional, Set, Tuple
 
 from sapiens2.engine.atomic_save import read_file_list, refuse_links, write_file_list
+from sapiens2.utils.file_lock import exclusive, locked_update
+from sapiens2.utils.output_paths import make_folder
+
+if TYPE_CHECKING:
+    from .output_plan import OutputPlan
 
 #: The manifest of an output folder: a hidden JSON file listing the files sapiens2 wrote there.
 MANIFEST_NAME = '.sapiens2_outputs.json'
@@ -50,6 +58,8 @@ class OutputGuard:
         for path in inputs:
             self.add_input(path)
         self._owned: Set[str] = self._read_manifest()
+        #: The run's output plan (:class:`~.output_plan.OutputPlan`), once made: a path it does not cover is refused.
+        self.plan: Optional['OutputPlan'] = None
 
     def add_input(self, path: str) -> None:
         """Protect the input file ``path`` (a no-op for a path that is not a file)."""
@@ -63,6 +73,9 @@ class OutputGuard:
         ``LinkedOutputError`` (a ``FileExistsError``) when it, or a folder below the output folder, is a symbolic
         link, even with ``overwrite`` and when the manifest lists it."""
         refuse_links(path, self.out_dir, self.option)
+        if self.plan is not None and not self.plan.covers(path):
+            raise ValueError(f'{path} is not an output this run planned (a task writes a file that its raw_suffixes or '
+                             'raw_patterns do not name); nothing was replaced')
         try:
             stat = os.stat(path)
         except OSError:  # nothing there (or nothing readable): nothing to replace
@@ -79,15 +92,17 @@ class OutputGuard:
         return path
 
     def record(self, paths: Iterable[str]) -> None:
-        """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks, listed meanwhile;
-        listed files that no longer exist are dropped); atomic. Nothing is written when ``paths`` is empty."""
+        """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks or runs, listed meanwhile,
+        under the manifest's lock: :func:`~sapiens2.utils.file_lock.locked_update`; listed files that no longer exist
+        are dropped); atomic. Nothing is written when ``paths`` is empty."""
         paths = list(paths)
         if not paths:
             return
-        owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
-        owned.update(self._key(path) for path in paths)
-        self._owned = owned
-        write_file_list(self.manifest, 'sapiens2', owned)
+        with locked_update(self.manifest):  # another run or rank may add its files meanwhile: none is lost
+            owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
+            owned.update(self._key(path) for path in paths)
+            self._owned = owned
+            write_file_list(self.manifest, 'sapiens2', owned)
 
     def _key(self, path: str) -> str:
         """``path`` relative to the output folder (symbolic links of folders resolved), with ``/``."""
@@ -102,6 +117,52 @@ class OutputGuard:
             logger.warning('%s is not a readable sapiens2 manifest (%s): the files in %s count as not written by '
                            'sapiens2', self.manifest, err, self.out_dir)
             return set()
+
+
+#: An array's output name in a listed path: ``array_<n>`` followed by a suffix (``pose/array_000003.png``).
+ARRAY_NAME = re.compile(r'(?:^|/)array_(\d+)(?=[._/]|$)')
+
+
+def next_array_number(out_dir: str) -> int:
+    """The number after the highest ``array_<n>`` that ``out_dir``'s manifest lists (0 if none): the arrays of a
+    later call into the folder are numbered on, so they never take an earlier call's array outputs."""
+    try:
+        listed = read_file_list(osp.join(out_dir, MANIFEST_NAME))
+    except ValueError:
+        return 0
+    numbers = [int(found.group(1)) for found in map(ARRAY_NAME.search, listed) if found]
+    return max(numbers) + 1 if numbers else 0
+
+
+#: The lock file of a run writing into an output folder (:func:`writing_into`).
+RUN_LOCK_NAME = '.sapiens2_run.lock'
+
+
+class OutputFolderBusyNotice(UserWarning):
+    """Another sapiens2 run writes into the output folder: this one waits for it."""
+
+
+@contextlib.contextmanager
+def writing_into(out_dir: str, option: str = '--out') -> Iterator[None]:
+    """Hold ``out_dir``'s run lock in the block (created with the folder when missing; an empty folder this call
+    created is removed again when the block fails): two runs into one folder would interleave their outputs (an
+    export's manifest and model from two models, two runs' records of one name), so the second waits for the first,
+    saying so in one line (:class:`OutputFolderBusyNotice`). A killed run releases it."""
+    created = not osp.isdir(out_dir)
+    make_folder(out_dir, option)
+    try:
+        with exclusive(osp.join(out_dir, RUN_LOCK_NAME), on_wait=functools.partial(_say_busy, out_dir)):
+            yield
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                os.rmdir(out_dir)  # only when still empty
+        raise
+
+
+def _say_busy(out_dir: str, holder: str) -> None:
+    warnings.warn(OutputFolderBusyNotice(f'{out_dir} is being written by another sapiens2 run ({holder}); waiting for '
+                                         'it to end'), stacklevel=5)
 
 
 @contextlib.contextmanager

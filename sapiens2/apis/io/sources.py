@@ -300,7 +300,7 @@ def _output_name(name: str, path: str) -> str:
     return f'{head}/{short}' if head else short
 
 
-def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
+def collect_sources(inputs: InputType, recursive: bool = False, first_array: int = 0) -> List[Source]:
     """Expand inputs into sources with unique names, in a stable order (folders sorted by file name).
 
     Args:
@@ -308,11 +308,13 @@ def collect_sources(inputs: InputType, recursive: bool = False) -> List[Source]:
             collected pass through, keeping their group).
         recursive: Also collect the files in sub-folders of a folder; their names keep the path relative to the
             folder (``sub/x``), so outputs mirror the input tree.
+        first_array: The number of the first array's name (``array_<first_array:06d>``), the next ones counting on
+            (an output folder's next free one: :func:`~sapiens2.apis.io.output_guard.next_array_number`).
     """
     if isinstance(inputs, (str, os.PathLike, np.ndarray, Source)):
         inputs = [inputs]
     collected: List[Tuple[Source, str]] = []  # (source, what its group stands for)
-    arrays = 0
+    arrays = first_array
     for item in inputs:
         if isinstance(item, Source):
             collected.append((item, 'group:' + item.group))

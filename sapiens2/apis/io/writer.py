@@ -1,8 +1,10 @@
 """Write an inferencer's outputs: pictures (PNG per image, MP4 per video), raw results and JSON records per input."""
+import bisect
 import os
 import os.path as osp
+import re
 from collections import defaultdict
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -13,6 +15,7 @@ from ..tasks.base import BaseInferenceTask
 from .display import WindowDisplay
 from .output_formats import OUTPUT_FORMATS, FrameOutput, OutputFormat
 from .output_guard import OutputGuard
+from .output_plan import Family, OutputPlan, plan_owner
 from .output_switches import OUTPUT_SWITCHES
 from .sources import Source
 
@@ -70,36 +73,30 @@ class ResultWriter:
             self._worker.submit(fn, *args)
 
     def check_outputs(self, sources: Sequence[Source]) -> None:
-        """Refuse (``FileExistsError``, before anything is written) an output of ``sources`` that would replace one
-        of them or a file sapiens2 did not write, and (``ValueError``) two outputs of one path; list the outputs in
-        the output folder's manifest."""
+        """Plan every output of ``sources`` (:class:`~.output_plan.OutputPlan`): refuse (``ValueError``, before
+        anything is written) two outputs that can be one file, and (``FileExistsError``) an output that would replace
+        an input or a file sapiens2 did not write; list the outputs in the output folder's manifest. From then on the
+        guard refuses a path the plan does not cover."""
         for source in sources:
             if source.path:
                 self.guard.add_input(source.path)
-        planned = list(self._planned_paths(sources))
-        seen: Dict[str, str] = {}
-        for path in planned:
-            key = osp.normcase(osp.abspath(path)).casefold()
-            if key in seen:
-                raise ValueError(f'two outputs of this run are named {path} ({seen[key]}); rename the input whose '
-                                 'name makes it')
-            seen[key] = path
-            self.guard.check(path)
-        self.guard.record(planned)
-
-    def _planned_paths(self, sources: Sequence[Source]) -> Iterator[str]:
-        """The output paths of ``sources``, by task, source and format (a shared path once per task)."""
+        plan = OutputPlan()
         for task in self.tasks:
             task_dir = osp.join(self.out_dir, task.name)
-            shared = set()
             for source in sources:
                 for fmt in self.formats[task.name]:
+                    owner = (f'the {task.name} {fmt.name}' if fmt.shared else
+                             plan_owner(fmt.name, task.name, source.name, source.path))
                     for path in fmt.paths(task_dir, task, source):
-                        if fmt.shared:
-                            if path in shared:
-                                continue
-                            shared.add(path)
-                        yield path
+                        plan.claim(path, owner)
+                    for family in fmt.families(task_dir, task, source):
+                        plan.claim_family(family, owner)
+        plan.check()
+        planned = plan.paths()
+        for path in planned + _existing_files(plan.families()):
+            self.guard.check(path)
+        self.guard.plan = plan
+        self.guard.record(planned)
 
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
@@ -188,3 +185,21 @@ class ResultWriter:
             self.guard.record(self.written)
         self.records.clear()
         return self.written
+
+
+def _existing_files(families: Iterable[Family]) -> List[str]:
+    """The files already there that ``families`` name (an earlier run's frames or crops: checked by the guard before
+    they are replaced); each folder is listed once, and each family looks only at the names that start as it does."""
+    listed: Dict[str, List[str]] = {}
+    found = []
+    for family in families:
+        folder, start = osp.split(family.stem)
+        if folder not in listed:
+            listed[folder] = sorted(os.listdir(folder)) if osp.isdir(folder) else []
+        names, regex = listed[folder], re.compile(family.pattern, re.IGNORECASE)
+        for name in names[bisect.bisect_left(names, start):]:
+            if not name.startswith(start):
+                break
+            if regex.fullmatch(name[len(start):]):
+                found.append(osp.join(folder, name))
+    return found

@@ -41,14 +41,19 @@ def person_seeds(shape: Tuple[int, int], box: np.ndarray, keypoints: Optional[np
     return seeds.astype(bool)
 
 
-def box_region(shape: Tuple[int, int], box: np.ndarray, margin: float = BOX_MARGIN) -> np.ndarray:
-    """(H, W) bool: the pixels of ``box`` (xyxy) widened by ``margin`` of its size on each side."""
-    x1, y1, x2, y2 = box[:4]
+def box_window(shape: Tuple[int, int], box: np.ndarray, margin: float = BOX_MARGIN) -> Tuple[slice, slice]:
+    """The rows and columns of :func:`box_region` (empty slices for a box off the image)."""
+    x1, y1, x2, y2 = (float(v) for v in box[:4])
     dx, dy = margin * (x2 - x1), margin * (y2 - y1)
-    region = np.zeros(shape, bool)
     top, bottom = max(int(np.floor(y1 - dy)), 0), min(int(np.ceil(y2 + dy)) + 1, shape[0])
     left, right = max(int(np.floor(x1 - dx)), 0), min(int(np.ceil(x2 + dx)) + 1, shape[1])
-    region[top:bottom, left:right] = True
+    return slice(top, max(top, bottom)), slice(left, max(left, right))
+
+
+def box_region(shape: Tuple[int, int], box: np.ndarray, margin: float = BOX_MARGIN) -> np.ndarray:
+    """(H, W) bool: the pixels of ``box`` (xyxy) widened by ``margin`` of its size on each side."""
+    region = np.zeros(shape, bool)
+    region[box_window(shape, box, margin)] = True
     return region
 
 
@@ -56,21 +61,32 @@ def assign_masks(foreground: np.ndarray, boxes: np.ndarray, keypoints: Optional[
                  scores: Optional[np.ndarray] = None, kpt_thr: float = 0.3,
                  links: Sequence[Sequence[int]] = ()) -> Tuple[np.ndarray, np.ndarray]:
     """Disjoint person masks (N, H, W) bool from ``foreground`` (H, W) bool, and each mask's score (N,): the share
-    of the person's seed pixels that its mask covers (1: the mask agrees with the pose; 0: it misses it)."""
+    of the person's seed pixels that its mask covers (1: the mask agrees with the pose; 0: it misses it).
+
+    People are taken one at a time (the nearest seed so far per pixel, within each person's box; ties go to the
+    first), so the memory besides the masks is that of a few (H, W) maps, whatever the number of people."""
     shape = foreground.shape[:2]
     count = len(boxes)
-    distances = np.full((count, ) + shape, np.inf, np.float32)
-    seeds = []
-    for n in range(count):
-        seeds.append(person_seeds(shape, boxes[n], None if keypoints is None else keypoints[n],
-                                  None if scores is None else scores[n], kpt_thr, links))
-        distance = cv2.distanceTransform((~seeds[n]).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-        region = box_region(shape, boxes[n])
-        distances[n][region] = distance[region]
     if not count:
         return np.zeros((0, ) + shape, bool), np.zeros(0, np.float32)
-    owner = np.argmin(distances, axis=0)
-    claimed = np.isfinite(distances.min(axis=0)) & foreground
-    masks = np.stack([claimed & (owner == n) for n in range(count)])
-    mask_scores = np.array([masks[n][seeds[n]].mean() if seeds[n].any() else 0.0 for n in range(count)], np.float32)
+    nearest = np.full(shape, np.inf, np.float32)
+    owner = np.full(shape, -1, np.int32)
+    seed_pixels = []
+    for n in range(count):
+        seeds = person_seeds(shape, boxes[n], None if keypoints is None else keypoints[n],
+                             None if scores is None else scores[n], kpt_thr, links)
+        seed_pixels.append(np.flatnonzero(seeds))
+        window = box_window(shape, boxes[n])
+        if not seeds[window].size:
+            continue
+        # every seed lies in the person's box, so the distance to the nearest one is the same in the window
+        distance = cv2.distanceTransform((~seeds[window]).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        closer = distance < nearest[window]
+        nearest[window][closer] = distance[closer]
+        owner[window][closer] = n
+    owner[~foreground] = -1
+    masks = np.stack([owner == n for n in range(count)])
+    owned = owner.reshape(-1)
+    mask_scores = np.array([(owned[pixels] == n).mean() if len(pixels) else 0.0
+                            for n, pixels in enumerate(seed_pixels)], np.float32)
     return masks, mask_scores

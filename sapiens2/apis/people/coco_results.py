@@ -7,6 +7,8 @@ from typing import Dict, Iterable, List, Optional
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_write_bytes
+from sapiens2.utils import strict_json
+from sapiens2.utils.file_lock import locked_update
 
 
 def numbered_id(image_name: str) -> Optional[int]:
@@ -68,24 +70,31 @@ def image_ids(names: Iterable[str], earlier: Dict[str, int]) -> Dict[str, int]:
 def update_coco_results(path: str, records: List[dict]) -> str:
     """Add the people of ``records`` to the COCO results file ``path`` (created if missing): the entries of these
     images are replaced, those of other images kept (an unnumbered image keeps its id unless a numbered file now
-    has it: :func:`image_ids`). Written atomically; a file that is not such a list is one
-    ``ValueError`` line."""
-    existing: List[dict] = []
-    if osp.exists(path):
-        try:
-            with open(path) as f:
-                existing = json.load(f)
-        except (OSError, ValueError) as err:
-            raise ValueError(f'{path} is not a readable COCO results file ({err}); move it away to start a new '
-                             'one') from err
-        if not isinstance(existing, list) or not all(isinstance(e, dict) and 'image_name' in e and 'image_id' in e
-                                                     for e in existing):
-            raise ValueError(f'{path} is not a COCO results list with image_name and image_id per entry (as '
-                             'sapiens2 writes it); move it away to start a new one')
-    names = {record['image_name'] for record in records}
-    kept = [entry for entry in existing if entry['image_name'] not in names]
-    ids = image_ids([entry['image_name'] for entry in kept] + [record['image_name'] for record in records],
-                    {entry['image_name']: entry['image_id'] for entry in existing})
-    kept = [dict(entry, image_id=ids[entry['image_name']]) for entry in kept]
-    atomic_write_bytes(path, json.dumps(kept + coco_results(records, ids)).encode())
+    has it: :func:`image_ids`). Read, updated and written atomically under the file's lock
+    (:func:`~sapiens2.utils.file_lock.locked_update`), so concurrent runs into one folder lose none of each other's
+    entries; a file that is not such a list is one ``ValueError`` line."""
+    with locked_update(path):
+        existing = _read_results(path)
+        names = {record['image_name'] for record in records}
+        kept = [entry for entry in existing if entry['image_name'] not in names]
+        ids = image_ids([entry['image_name'] for entry in kept] + [record['image_name'] for record in records],
+                        {entry['image_name']: entry['image_id'] for entry in existing})
+        kept = [dict(entry, image_id=ids[entry['image_name']]) for entry in kept]
+        atomic_write_bytes(path, strict_json.dumps(kept + coco_results(records, ids)).encode())
     return path
+
+
+def _read_results(path: str) -> List[dict]:
+    if not osp.exists(path):
+        return []
+    try:
+        with open(path) as f:
+            existing = json.load(f)
+    except (OSError, ValueError) as err:
+        raise ValueError(f'{path} is not a readable COCO results file ({err}); move it away to start a new '
+                         'one') from err
+    if not isinstance(existing, list) or not all(isinstance(e, dict) and 'image_name' in e and 'image_id' in e
+                                                 for e in existing):
+        raise ValueError(f'{path} is not a COCO results list with image_name and image_id per entry (as '
+                         'sapiens2 writes it); move it away to start a new one')
+    return existing

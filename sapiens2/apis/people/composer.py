@@ -8,12 +8,14 @@ pointmap (:mod:`.lift3d`), smoothed per track in video. With ``per_person``, eac
 person (:mod:`.crops`).
 """
 import os.path as osp
-from typing import Callable, Dict, List, Optional, Sequence
+import warnings
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_save_npy
 from sapiens2.structures import layout
+from sapiens2.structures.person_boxes import check_person_boxes
 from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 
@@ -21,7 +23,7 @@ from ..io.output_guard import checked
 from ..pose_video.tracking import track_color
 from .assign import assign_masks, box_region
 from .coco_results import update_coco_results
-from .crops import CROPPED_MAPS, crop_name, crop_picture, person_crops
+from .crops import CROPPED_MAPS, crop_name, crop_pattern, crop_picture, person_crops
 from .draw import draw_instance_masks, draw_skeletons_3d
 from .lift3d import lift_keypoints, pointmap_camera
 from .ply import write_skeleton_ply
@@ -32,6 +34,18 @@ from .stabilise import Keypoint3DSmoother, MaskStabiliser
 COCO_RESULTS = 'coco_results.json'
 #: Matting alpha above which a pixel is foreground.
 ALPHA_FOREGROUND = 0.5
+#: The most bytes the masks of one image's people may take (one byte per person and pixel): 1000 people (the most
+#: boxes an image takes) of a 2-megapixel image.
+MAX_MASK_BYTES = 2**31
+
+
+def _check_mask_memory(count: int, shape, frame_name: str) -> None:
+    """A ``ValueError`` line when ``count`` people's full-image masks would take more than :data:`MAX_MASK_BYTES`."""
+    needed = count * shape[0] * shape[1]
+    if needed > MAX_MASK_BYTES:
+        raise ValueError(f'{frame_name}: {count} people of a {shape[1]}x{shape[0]} image need {needed / 2**30:.1f} GiB '
+                         f'of masks, more than the {MAX_MASK_BYTES / 2**30:.0f} GiB people mode takes for one image; '
+                         'give fewer boxes (the most confident ones) or a smaller image')
 
 
 def background_classes(seg_task) -> List[int]:
@@ -40,6 +54,11 @@ def background_classes(seg_task) -> List[int]:
     names = layout.class_names(getattr(seg_task.model, 'dataset_meta', None), getattr(head, 'num_classes', None))
     named = [i for i, name in enumerate(names or ()) if name.strip().lower() == 'background']
     return named or [0]
+
+
+class PeopleWithoutBoxesWarning(UserWarning):
+    """People mode on an image without person boxes (no ``--bboxes`` entry, no detector): with pose its one person is
+    the whole image (a mask of everyone), without pose it has nobody."""
 
 
 class PeopleComposer:
@@ -59,6 +78,7 @@ class PeopleComposer:
     """
     name = 'people'
     raw_suffixes = ('_skeleton3d.ply', )
+    raw_patterns: tuple = ()  # with per_person: the crops (crop_pattern)
     index_files = (COCO_RESULTS, )
 
     def __init__(self, tasks: Sequence, bboxes: Optional[Dict[str, Sequence]] = None, per_person: bool = False,
@@ -67,6 +87,8 @@ class PeopleComposer:
         self.pose, self.seg = by_name.get('pose'), by_name.get('seg')
         self.matting, self.pointmap = by_name.get('matting'), by_name.get('pointmap')
         self.bboxes, self.per_person, self.detector = bboxes or {}, per_person, detector
+        if per_person:
+            self.raw_patterns = (crop_pattern(), )
         self.dtypes = {name: by_name[name].dtype for name in sorted(by_name) if hasattr(by_name[name], 'dtype')}
         names = sorted(by_name)
         if per_person and not any(name in CROPPED_MAPS for name in names):
@@ -87,6 +109,7 @@ class PeopleComposer:
         self.head, self.feet = named_indices(keypoint_names, HEAD_WORDS), named_indices(keypoint_names, FOOT_WORDS)
         self.background = background_classes(self.seg) if self.seg else []
         self.streams: Dict[str, tuple] = {}
+        self._said_without_boxes: Set[str] = set()
 
     # ----------------------------------------------------------------------------------------- composition
     def foreground(self, results: Dict[str, dict], shape) -> Optional[np.ndarray]:
@@ -97,26 +120,42 @@ class PeopleComposer:
             return results['matting']['alpha'] > ALPHA_FOREGROUND
         return None
 
-    def people_of(self, results: Dict[str, dict], frame_name: str, image: Optional[np.ndarray] = None) -> dict:
+    def people_of(self, results: Dict[str, dict], frame_name: str, image: np.ndarray,
+                  source_name: Optional[str] = None) -> dict:
         """Boxes, scores, keypoints and track ids of the frame's people (pose, else the user's boxes, else the
-        detector's on ``image``)."""
+        detector's on ``image``; checked as every person box is: :func:`~sapiens2.structures.person_boxes.
+        check_person_boxes`). A frame without boxes is said once per image or video (``source_name``,
+        :class:`PeopleWithoutBoxesWarning`): with pose, its person is the whole image; without, it has nobody."""
         pose = results.get('pose')
         if pose is not None:
+            if getattr(self.pose, 'detector', None) is None and self.bboxes.get(frame_name) is None:
+                self._without_boxes(source_name or frame_name, 'the whole image is one person, whose mask is all '
+                                    'the foreground (everyone in it)')
             return dict(bboxes=np.asarray(pose['bboxes'], np.float32), bbox_scores=pose['bbox_scores'],
                         keypoints=pose['keypoints'], keypoint_scores=pose['keypoint_scores'],
                         track_ids=pose.get('track_ids'))
         given = self.bboxes.get(frame_name)
-        if given is None and self.detector is not None and image is not None:
-            given = np.asarray(self.detector(image), np.float32).tolist()
-        given = given or []
-        boxes = np.asarray([list(box)[:4] for box in given], np.float32).reshape(-1, 4)
-        scores = np.asarray([box[4] if len(box) > 4 else 1.0 for box in given], np.float32)
-        return dict(bboxes=boxes[:, :4], bbox_scores=scores, keypoints=None, keypoint_scores=None, track_ids=None)
+        if given is None and self.detector is not None:
+            given = self.detector(image)
+        if given is None:
+            self._without_boxes(source_name or frame_name, 'it has no people')
+        boxes = check_person_boxes([] if given is None else given, image.shape, frame_name)
+        return dict(bboxes=boxes[:, :4], bbox_scores=boxes[:, 4], keypoints=None, keypoint_scores=None,
+                    track_ids=None)
+
+    def _without_boxes(self, name: str, outcome: str) -> None:
+        """Say, once per image or video ``name``, that it has no person boxes and what its people are then."""
+        if name in self._said_without_boxes:
+            return
+        self._said_without_boxes.add(name)
+        warnings.warn(PeopleWithoutBoxesWarning(
+            f'{name}: no person boxes (no --bboxes entry and no person detector), so {outcome}; pass --bboxes or '
+            '--det-config/--det-checkpoint for one record per person'), stacklevel=2)
 
     def compose(self, image: np.ndarray, results: Dict[str, dict], frame_name: str = '',
                 stream: Optional[tuple] = None) -> dict:
         """The ``people`` result of one frame (see :meth:`add`); ``stream`` = (video name, frame index, fps)."""
-        people = self.people_of(results, frame_name, image)
+        people = self.people_of(results, frame_name, image, stream[0] if stream else frame_name)
         shape = image.shape[:2]
         boxes, keypoints, scores, ids = (people['bboxes'], people['keypoints'], people['keypoint_scores'],
                                          people['track_ids'])
@@ -124,6 +163,7 @@ class PeopleComposer:
         foreground = self.foreground(results, shape)
         state = self._stream_state(stream)
         if foreground is not None:
+            _check_mask_memory(len(boxes), shape, frame_name)
             masks, mask_scores = assign_masks(foreground, boxes, keypoints, scores, self.kpt_thr, self.links)
             if state is not None and ids is not None:
                 masks = state[0].update(ids, masks, boxes)

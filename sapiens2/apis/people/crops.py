@@ -1,6 +1,6 @@
 """Per-person dense outputs (``--per-person``): each dense map that ran, cropped to a person's box, with no data
 outside the person's mask (NaN in the arrays, transparent in the pictures), drawn as the task draws its full map."""
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -65,3 +65,9 @@ def crop_name(stem: str, index: int, track_ids: Optional[Sequence[int]]) -> str:
     """``<stem>_person<k>`` (k: the person's index in the frame), or ``<stem>_track<id>`` in a tracked video."""
     return f'{stem}_track{int(track_ids[index])}' if track_ids is not None else f'{stem}_person{index}'
 
+
+def crop_pattern() -> Tuple[str, str]:
+    """What follows an image's stem in the names of its crops (:func:`crop_name` + ``_<task>.npy``/``.png``), as a
+    regular expression, and an example: the output plan's family of an image's crops."""
+    tasks = '|'.join(CROPPED_MAPS)
+    return rf'_(person|track)\d+_({tasks})\.(npy|png)', f'_person0_{next(iter(CROPPED_MAPS))}.npy'

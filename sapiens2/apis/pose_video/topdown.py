@@ -9,8 +9,9 @@ from mmengine.config import Config
 from mmengine.dataset import Compose
 from mmpose.evaluation.functional import nms
 from mmpose.structures import PoseDataSample
-from mmpose.structures.bbox import bbox_xywh2xyxy
 from torch import nn
+
+from sapiens2.structures.person_boxes import check_person_boxes as check_bboxes
 
 from ..notices import Notices
 from ..pipeline import inference_pipeline, run_test_step
@@ -50,42 +51,6 @@ def _without_autocast() -> contextlib.ExitStack:
         if torch.is_autocast_enabled(device_type):
             stack.enter_context(torch.autocast(device_type, enabled=False))
     return stack
-
-
-def check_bboxes(bboxes, image_shape: Sequence[int], name: str = 'image', bbox_format: str = 'xyxy') -> np.ndarray:
-    """User person boxes as an (N, 5) float32 array [x1, y1, x2, y2, score] (score 1 when not given).
-
-    Raises a ValueError naming ``name`` for a wrong shape, a non-finite value, a zero-size or inverted box
-    (x2 <= x1 or y2 <= y1) and a box that does not overlap the (H, W) image. An empty list means no person.
-    """
-    if bbox_format not in ('xyxy', 'xywh'):
-        raise ValueError(f'bbox_format must be "xyxy" or "xywh", got {bbox_format!r}.')
-    try:
-        boxes = np.asarray(bboxes, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f'{name}: person boxes must be numbers [x1, y1, x2, y2(, score)], got {bboxes!r}') from err
-    if boxes.size == 0:
-        return np.zeros((0, 5), np.float32)
-    if boxes.ndim == 1:
-        boxes = boxes[None]
-    if boxes.ndim != 2 or boxes.shape[1] not in (4, 5):
-        raise ValueError(f'{name}: person boxes must be a list of [x1, y1, x2, y2] or [x1, y1, x2, y2, score], got '
-                         f'shape {boxes.shape}')
-    given = boxes.copy()
-    if boxes.shape[1] == 4:
-        boxes = np.concatenate([boxes, np.ones((len(boxes), 1))], axis=1)
-    if bbox_format == 'xywh':
-        boxes[:, :4] = bbox_xywh2xyxy(boxes[:, :4])
-    height, width = image_shape[:2]
-    for i, (x1, y1, x2, y2, score) in enumerate(boxes):
-        box = f'{name}: person box {i} {given[i].tolist()} ({bbox_format})'
-        if not np.isfinite([x1, y1, x2, y2, score]).all():
-            raise ValueError(f'{box} has a non-finite value')
-        if x2 <= x1 or y2 <= y1:
-            raise ValueError(f'{box} is empty or inverted (x1, y1, x2, y2 with x2 > x1 and y2 > y1 expected)')
-        if x2 <= 0 or y2 <= 0 or x1 >= width or y1 >= height:
-            raise ValueError(f'{box} lies outside the {width}x{height} (width x height) image')
-    return boxes.astype(np.float32)
 
 
 def whole_image_person_share(model: nn.Module, width: int, height: int) -> float:

@@ -11,7 +11,7 @@ A config chooses its task with a top-level ``infer_task = dict(type='SegInferenc
 task whose ``head_types`` lists the config's head type (``model.head`` or ``model.decode_head``) is used.
 """
 import os.path as osp
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -69,6 +69,10 @@ class BaseInferenceTask:
     #: ``frame_record(record) -> dict`` (as the pose task): the writer writes ``<name>.json`` per image and JSON Lines
     #: per video.
     raw_suffixes: Sequence[str] = ()
+    #: Raw files whose number the result decides (e.g. one per person): ``(pattern, example)``, a regular expression
+    #: of what follows ``stem`` in their names and a name part it matches; the writer plans them as a family
+    #: (:mod:`~sapiens2.apis.io.output_plan`). A file :meth:`save` writes must match a suffix or a pattern.
+    raw_patterns: Sequence[Tuple[str, str]] = ()
     #: The task's panel in the composite picture (:mod:`sapiens2.visualization.composite`); a class that sets it
     #: registers it under its ``name`` when it is defined.
     panel: Optional[Panel] = None

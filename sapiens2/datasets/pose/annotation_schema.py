@@ -8,6 +8,8 @@ import json
 import math
 from typing import Dict, Mapping, Sequence
 
+from sapiens2.structures.person_boxes import box_values
+
 
 class AnnotationError(ValueError):
     """A malformed annotation file: the message names the file, the record and how to fix it."""
@@ -78,10 +80,10 @@ def _check_keypoints(values, num: int, ann_id, field: str, name: str) -> None:
 
 
 def _check_bbox(bbox, ann_id, img: dict, name: str) -> None:
-    if not (isinstance(bbox, list) and len(bbox) == 4 and all(_is_number(v) for v in bbox)) or min(bbox[2:]) < 0:
-        raise AnnotationError(f'{name}: annotation {ann_id} has bbox {bbox!r:.80}; expected [x, y, w, h] with 4 '
-                              'finite numbers and w, h >= 0.')
-    x, y, w, h = bbox
+    x, y, w, h = box_values(bbox, f'{name}: annotation {ann_id}', 'xywh', score=False, error=AnnotationError)
+    if min(w, h) < 0:
+        raise AnnotationError(f'{name}: annotation {ann_id} has bbox {bbox}: a negative width or height; expected '
+                              '[x, y, w, h] with w, h >= 0.')
     if w > 0 and h > 0 and (min(x + w, img['width']) <= max(x, 0) or min(y + h, img['height']) <= max(y, 0)):
         raise AnnotationError(f'{name}: annotation {ann_id} has bbox {bbox} (x, y, w, h) outside the image {img["id"]} '
                               f'({img["file_name"]}, {img["width"]}x{img["height"]}); fix the box or the image '

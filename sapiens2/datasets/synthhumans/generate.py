@@ -2,7 +2,6 @@
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import os.path as osp
 import shutil
@@ -12,6 +11,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils import strict_json
 
 from .manifest import (
     CONFIG_DEFAULTS,
@@ -124,7 +124,7 @@ def generate_synthhumans(root: str, num_train: int = 256, num_val: int = 64, siz
     for key in OMITTED_AT_DEFAULT:
         if manifest[key] == CONFIG_DEFAULTS[key]:
             del manifest[key]
-    atomic_write_text(osp.join(root, MANIFEST), json.dumps(manifest, indent=1))
+    atomic_write_text(osp.join(root, MANIFEST), strict_json.dumps(manifest, indent=1))
     return root
 
 

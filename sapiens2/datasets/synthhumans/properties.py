@@ -4,13 +4,13 @@ Every property is a class index into ``PROPERTY_CLASSES``; the main person is th
 size in the image the scene fixes, see :func:`~.scene.sample_scene`).
 """
 import colorsys
-import json
 import os.path as osp
 from typing import Dict, List, Tuple
 
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils import strict_json
 
 from .scene import Scene
 
@@ -51,6 +51,6 @@ def scene_properties(scene: Scene) -> Dict[str, int]:
 def write_properties(root: str, split: str, properties: List[Dict[str, int]]) -> str:
     """Write ``<root>/annotations/scene_properties_<split>.json`` (classes and one record per image); its path."""
     path = osp.join(root, 'annotations', f'scene_properties_{split}.json')
-    atomic_write_text(path, json.dumps(dict(classes={k: list(v) for k, v in PROPERTY_CLASSES.items()},
+    atomic_write_text(path, strict_json.dumps(dict(classes={k: list(v) for k, v in PROPERTY_CLASSES.items()},
                                             images=properties)))
     return path

@@ -1,5 +1,4 @@
 """On-disk formats of a SynthHumans split (one sample at a time) and of its COCO-style keypoint annotations."""
-import json
 import os
 import os.path as osp
 from typing import List
@@ -7,6 +6,7 @@ from typing import List
 import numpy as np
 
 from sapiens2.engine.atomic_save import atomic_save_npy, atomic_write_text, open_atomic
+from sapiens2.utils import strict_json
 from sapiens2.utils.image_write import write_image as _imwrite
 
 from .metainfo import keypoint_meta
@@ -74,5 +74,5 @@ def write_annotations(root: str, split: str, images: List[dict], annotations: Li
     category = dict(id=1, name='person', supercategory='person', keypoints=meta['keypoint_names'],
                     skeleton=[link['link'] for link in meta['skeleton_links']])
     path = osp.join(root, 'annotations', f'keypoints308_{split}.json')
-    atomic_write_text(path, json.dumps(dict(images=images, annotations=annotations, categories=[category])))
+    atomic_write_text(path, strict_json.dumps(dict(images=images, annotations=annotations, categories=[category])))
     return path

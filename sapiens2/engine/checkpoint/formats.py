@@ -13,6 +13,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from sapiens2.utils.strict_json import dumps, finite
+
 from ..dtype_labels import check_half_precision_labels
 from .errors import CheckpointContentError, UnsafeCheckpointError
 from .integrity import file_format
@@ -25,18 +27,23 @@ SAFETENSORS_META_KEY = 'meta'
 
 
 def meta_to_json(meta: Mapping) -> str:
-    """A checkpoint ``meta`` as the JSON a ``.safetensors`` file carries (numpy arrays and tensors tagged)."""
+    """A checkpoint ``meta`` as the JSON a ``.safetensors`` file carries (numpy arrays and tensors tagged; NaN as
+    null, which a tagged array reads back as NaN)."""
 
     def encode(value):
+        if isinstance(value, torch.Tensor):
+            value = value.numpy(force=True)
         if isinstance(value, np.ndarray):
-            return {'__ndarray__': value.tolist(), 'dtype': str(value.dtype)}
+            return {'__ndarray__': finite(value.tolist()), 'dtype': str(value.dtype)}
         if isinstance(value, np.generic):
             return value.item()
-        if isinstance(value, torch.Tensor):
-            return {'__ndarray__': value.tolist(), 'dtype': str(value.numpy(force=True).dtype)}
-        raise TypeError(f'{type(value).__name__} is not JSON serialisable')
+        if isinstance(value, dict):
+            return {key: encode(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [encode(item) for item in value]
+        return value  # json.dumps refuses what it cannot encode (TypeError)
 
-    return json.dumps(dict(meta), default=encode)
+    return dumps(encode(dict(meta)))
 
 
 def _meta_from_json(text: str) -> dict:

@@ -8,12 +8,16 @@ from mmengine.dist import is_main_process
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 
+from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils import strict_json
+
 SUFFIXES = ('.json', '.yaml', '.yml', '.pkl', '.pickle')
 
 
 @HOOKS.register_module()
 class SaveTestMetricsHook(Hook):
-    """After the test epoch, dump the metrics dict to ``out_file`` (format by suffix: .json, .yaml/.yml, .pkl).
+    """After the test epoch, dump the metrics dict to ``out_file`` (format by suffix: .json, .yaml/.yml, .pkl; JSON
+    with a NaN metric as null, :mod:`sapiens2.utils.strict_json`).
 
     Args:
         out_file: Where to write the metrics; its folder is created. Only the main process writes.
@@ -29,4 +33,7 @@ class SaveTestMetricsHook(Hook):
     def after_test_epoch(self, runner, metrics: Optional[Dict[str, float]] = None) -> None:
         if metrics is not None and is_main_process():
             os.makedirs(osp.dirname(osp.abspath(self.out_file)), exist_ok=True)
-            mmengine.dump(dict(metrics), self.out_file)
+            if self.out_file.endswith('.json'):
+                atomic_write_text(self.out_file, strict_json.dumps(dict(metrics)))
+            else:
+                mmengine.dump(dict(metrics), self.out_file)

@@ -168,3 +168,57 @@ def test_an_input_named_like_an_index_is_refused_before_writing(tmp_path):
     with pytest.raises(ValueError, match=r'two outputs of this run are named .*/record/index.json'):
         run_records(collect_sources(str(tmp_path / 'index.png')), tmp_path / 'out')
     assert not list((tmp_path / 'out' / 'record').iterdir())
+
+
+class NaNRecordTask(RecordTask):
+    """Records holding values that are not numbers (a 3D keypoint where the pointmap is invalid)."""
+
+    def frame_record(self, record):
+        return dict(image_name=record['image_name'], point=[float('nan'), np.float32('inf'), 1.5])
+
+
+def test_json_records_and_json_lines_write_nan_as_null(tmp_path):
+    cv2.imwrite(str(tmp_path / 'photo.png'), np.zeros((6, 8, 3), np.uint8))
+    sources = collect_sources([str(tmp_path / 'photo.png'), two_frame_clip(tmp_path)])
+    writer = ResultWriter(str(tmp_path / 'out'), [NaNRecordTask()], save_vis=False)
+    writer.check_outputs(sources)
+    write_all(writer, sources, 'record')
+    strict = dict(parse_constant=lambda token: pytest.fail(f'bare {token}'))
+    assert json.loads((tmp_path / 'out/record/photo.json').read_text(), **strict)['point'] == [None, None, 1.5]
+    lines = (tmp_path / 'out/record/walk_predictions.jsonl').read_text().splitlines()
+    assert [json.loads(line, **strict).get('point') for line in lines] == [None, [None, None, 1.5], [None, None, 1.5]]
+
+
+class PartsTask(MeanTask):
+    """Raw files whose number the result decides (as the per-person crops): ``<stem>_part<k>.png``."""
+    name = 'parts'
+    raw_patterns = ((r'_part\d+\.png', '_part0.png'), )
+
+    def save(self, image, result, out_dir, stem, context=None):
+        paths = [self.out_path(out_dir, stem, f'_part{k}.png') for k in range(2)]
+        for path in paths:
+            cv2.imwrite(path, image)
+        return paths
+
+
+def test_an_input_named_like_another_inputs_numbered_files_is_refused_before_anything_is_written(tmp_path):
+    for name in ('a', 'a_part1'):
+        cv2.imwrite(str(tmp_path / f'{name}.png'), np.zeros((6, 8, 3), np.uint8))
+    writer = ResultWriter(str(tmp_path / 'out'), [PartsTask()])
+    with pytest.raises(ValueError, match=rf'^two outputs of this run are named {tmp_path}/out/parts/a_part1\.png: the '
+                       rf'parts raw files of input a \({tmp_path}/a\.png\) and the parts pictures of input a_part1 '):
+        writer.check_outputs(collect_sources(str(tmp_path)))
+    assert not [p for p in (tmp_path / 'out').rglob('*') if p.is_file()]
+
+
+def test_a_file_the_plan_did_not_foresee_is_refused_before_it_is_written(tmp_path):
+    class Unplanned(PartsTask):
+        raw_patterns = ()
+
+    cv2.imwrite(str(tmp_path / 'a.png'), np.zeros((6, 8, 3), np.uint8))
+    sources = collect_sources(str(tmp_path / 'a.png'))
+    writer = ResultWriter(str(tmp_path / 'out'), [Unplanned()])
+    writer.check_outputs(sources)
+    with pytest.raises(ValueError, match=r'a_part0\.png is not an output this run planned'):
+        write_all(writer, sources, 'parts')
+    assert not (tmp_path / 'out/parts/a_part0.png').exists()

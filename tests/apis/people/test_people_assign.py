@@ -1,4 +1,5 @@
 """Overlapping people get disjoint masks, split by their skeletons; pixels outside every box go to nobody."""
+import cv2
 import numpy as np
 
 from sapiens2.apis.people.assign import assign_masks
@@ -37,3 +38,29 @@ def test_people_without_keypoints_are_split_by_their_box_centre_lines_and_scored
     masks, scores = assign_masks(np.zeros_like(foreground), boxes)
     assert not masks.any() and (scores == 0).all()  # no foreground: empty masks that miss their seeds
     assert assign_masks(foreground, np.zeros((0, 4)))[0].shape == (0, 100, 120)
+
+
+def _all_at_once(foreground, boxes, keypoints, scores):
+    """The masks computed with every person's distance map at once (N, H, W), the former way: the reference."""
+    from sapiens2.apis.people.assign import box_region, person_seeds
+    distances = np.full((len(boxes), ) + foreground.shape, np.inf, np.float32)
+    for n, box in enumerate(boxes):
+        seeds = person_seeds(foreground.shape, box, keypoints[n], scores[n], 0.3, LINKS)
+        distance = cv2.distanceTransform((~seeds).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+        region = box_region(foreground.shape, box)
+        distances[n][region] = distance[region]
+    owner = np.argmin(distances, axis=0)
+    claimed = np.isfinite(distances.min(axis=0)) & foreground
+    return np.stack([claimed & (owner == n) for n in range(len(boxes))])
+
+
+def test_people_taken_one_at_a_time_get_the_masks_of_all_at_once():
+    rng = np.random.default_rng(0)
+    foreground = rng.random((90, 110)) < 0.7
+    corners = rng.uniform(-10, 100, (12, 2))
+    boxes = np.concatenate([corners, corners + rng.uniform(5, 50, (12, 2))], 1).astype(np.float32)
+    boxes[3] = boxes[4]  # two people in one box: ties go to the first
+    keypoints = boxes[:, None, :2] + rng.uniform(0, 5, (12, 3, 2)).astype(np.float32)
+    scores = rng.random((12, 3))
+    masks, _ = assign_masks(foreground, boxes, keypoints, scores, 0.3, LINKS)
+    np.testing.assert_array_equal(masks, _all_at_once(foreground, boxes, keypoints, scores))
