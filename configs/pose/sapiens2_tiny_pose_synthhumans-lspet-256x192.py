@@ -23,6 +23,8 @@ synthhumans_ratio = 2.0
 lspet_ratio = 0.75
 
 load_from = 'sapiens2/demo_models/sapiens2_tiny_pose_synthhumans-256x192.safetensors'
+# 4000 iterations of batch 8: about 40 min at the shipped training's 0.6 s per iteration on a quiet core (not yet
+# run to the end: docs/demo_models.md).
 max_iters = 4000
 warmup_iters = 20
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
