@@ -581,14 +581,11 @@ def average_tables(chains: List[Tuple[list, object]]) -> List[str]:
 
 def data_text(data: dict) -> str:
     """How much of the set is over real photos, whether the clothes are patterned and how many people sit, crouch or
-    bend (docs/synthhumans.md), and the real labelled people mixed in (``real_data``), for the card; nothing for plain
-    rooms, clothes and standing people."""
+    bend (docs/synthhumans.md), for the card; nothing for plain rooms, clothes and standing people."""
     ratio = data.get('photo_ratio', 0.0)
     people = ', patterned clothes' if data.get('patterned_clothes') else ''
     if data.get('posture_ratio'):
         people += f', {data["posture_ratio"]:.0%} of the people sitting, crouching or bending'
-    if data.get('real_data'):
-        people += f'; {data["real_data"]}'
     if not ratio:
         return people
     photos = data.get('photo_folder') or 'the package photos'
