@@ -5,17 +5,22 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.sapiens2-installed
 PYTEST_ARGS ?=
 
-.PHONY: install demo test test-fast test-deps web-deps lint clean-venv
+.PHONY: install demo test test-fast test-deps web-deps teacher-deps lint clean-venv
 
 install: $(STAMP)
 
-$(STAMP): tools/misc/setup_env.sh setup.py $(filter-out requirements/web%,$(wildcard requirements/*.txt))
+$(STAMP): tools/misc/setup_env.sh setup.py $(filter-out requirements/web% requirements/teacher%,$(wildcard requirements/*.txt))
 	VENV=$(VENV) bash tools/misc/setup_env.sh
 	touch $@
 
 # The web demo's venv (.venv-web: gradio apart from the stack's pillow) and the browser test's chromium (docs/install.md).
 web-deps: $(STAMP)
 	VENV=$(VENV) bash tools/misc/setup_web_env.sh
+
+# The MediaPipe teacher's venv (.venv-teacher: mediapipe pins numpy<2 and protobuf<5), for making training labels
+# (tools/dataset_converters/mediapipe_teacher.py); nothing else needs it.
+teacher-deps:
+	bash tools/misc/setup_teacher_env.sh
 
 demo: $(STAMP)
 	$(PY) tools/misc/demo.py

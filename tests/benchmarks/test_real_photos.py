@@ -1,10 +1,12 @@
-"""benchmarks/real_photos.py: its PCK, leave-one-out constant, name mapping and polygon IoU on constructed cases."""
+"""benchmarks/real_photos.py: its PCK, COCO keypoint AP, leave-one-out constant, name mapping, LSPET reading and polygon
+IoU on constructed cases."""
 import json
 import re
 
 import numpy as np
 import pytest
 
+from sapiens2.metainfo import load_metainfo
 from tests.scripts import load_script
 
 
@@ -90,14 +92,62 @@ def test_people_load_with_their_layout_checked(bench, tmp_path):
         bench.load_people(str(tmp_path))
 
 
+def coco_people(bench, n=3):
+    """``n`` people in two photos, all 17 keypoints labelled (the last person's left ear not), boxes 100 x 200."""
+    rng = np.random.default_rng(1)
+    people = []
+    for i in range(n):
+        box = np.array([50.0 * i, 10.0, 100.0, 200.0])
+        points = np.concatenate([box[:2] + rng.uniform(0, 1, (17, 2)) * box[2:], np.full((17, 1), 2.0)], axis=1)
+        people.append(bench.Person('a.jpg' if i < 2 else 'b.jpg', box, points[5:], None, points, 100.0 * 200.0))
+    people[-1].keypoints17[3] = 0
+    return people
+
+
+def test_keypoint_ap_of_a_perfect_a_close_and_a_wrong_prediction(bench):
+    people = coco_people(bench)
+    truth = np.stack([p.keypoints17[:, :2] for p in people])
+    scores = np.ones(truth.shape[:2])
+    assert bench.keypoint_ap(truth, scores, people) == {'AP': 1.0, 'AP50': 1.0}
+    # OKS 0.5 < OKS < 0.95 for every person: AP50 1, AP in between (the unlabelled point is not scored: far off)
+    close = truth + np.where(np.arange(17)[:, None] < 5, 3.0, 8.0)
+    close[2, 3] += 500
+    ap = bench.keypoint_ap(close, scores, people)
+    assert ap['AP50'] == 1.0 and 0.1 < ap['AP'] < 0.9
+    assert bench.keypoint_ap(truth + 300, scores, people) == {'AP': 0.0, 'AP50': 0.0}  # every point far off
+
+
+def test_lspet_people_are_read_from_the_converted_held_out_split(bench, tmp_path):
+    with pytest.raises(FileNotFoundError, match='lspet_to_coco.py'):
+        bench.load_lspet_people(str(tmp_path))
+    names = load_metainfo('keypoints308.json')['keypoint_names']
+    keypoints = np.zeros((308, 3))
+    for k, name in enumerate(bench.BODY12_NAMES):
+        keypoints[names.index(name)] = (k, 2 * k, 2 if k != 4 else 0)
+    data = dict(images=[dict(id=9501, file_name='images/im09501.jpg', width=50, height=60)],
+                annotations=[dict(id=9501, image_id=9501, bbox=[1, 2, 30, 40],
+                                  keypoints=keypoints.reshape(-1).tolist())],
+                categories=[dict(id=1, name='person', keypoints=names)])
+    (tmp_path / 'annotations').mkdir()
+    (tmp_path / 'annotations' / 'lspet_keypoints308_val.json').write_text(json.dumps(data))
+    (person, ) = bench.load_lspet_people(str(tmp_path))
+    assert person.image == 'im09501.jpg' and list(person.bbox) == [1, 2, 30, 40]
+    assert person.body12[:, 0].tolist() == list(range(12)) and person.body12[4, 2] == 0 and person.body12[5, 2] == 2
+
+
 def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
     bench.main(['--seg', 'none', '--matting', 'none'])
     out = capsys.readouterr().out
     assert '16 people in 6 photos' in out
+    coco = re.search(r'^pose pose-tiny, 49 COCO people in 16 photos \(gt_coco17.json\): AP ([\d.]+), AP50 ([\d.]+), '
+                     r'constant \(box\) AP ([\d.]+)', out, re.M)
+    assert coco and all(0.0 <= float(v) <= 1.0 for v in coco.groups())
+    assert re.search(r'^LSPET held-out: skipped', out, re.M)
     row = r'^pose pose-tiny: PCK@0\.1 [\d.]+, constant \(box\) PCK@0\.1 [\d.]+, .*PCK@0\.2 [\d.]+.*drawn@0\.3 ([\d.]+)'
     drawn = float(re.search(row, out, re.M).group(1))
     assert 0.0 <= drawn <= 1.0 and 0.0 <= float(re.search(r'drawn@0\.3 right@0\.2 ([\d.]+)', out).group(1)) <= 1.0
-    per_joint = dict(re.findall(r'drawn@0\.3 (\w+) ([\d.]+)', out))
+    first_set = out.split('  per joint: ')[1].splitlines()[0]  # the 16 people's joints
+    per_joint = dict(re.findall(r'drawn@0\.3 (\w+) ([\d.]+)', first_set))
     assert list(per_joint) == ['shoulders', 'elbows', 'wrists', 'hips', 'knees', 'ankles']
     # the per-joint shares add up to the overall one, weighted by the labelled keypoints of each joint
     assert min(map(float, per_joint.values())) <= drawn + 0.005 and max(map(float, per_joint.values())) >= drawn - 0.005
