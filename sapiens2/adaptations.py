@@ -252,13 +252,18 @@ def _count_steps_without_building_the_training_loop() -> None:
         runner.epoch, runner.iter = step('epoch'), step('iter')
 
 
+#: Called with a registry's scope before MMEngine searches that registry; :mod:`sapiens2.registration` adds the
+#: function that registers the modules the scope needs.
+REGISTRY_LOOKUP_HOOKS: List[Callable[[str], None]] = []
+
+
 def _register_sapiens2_modules_on_lookup() -> None:
     from mmengine.registry import Registry
     upstream = Registry.import_from_location
 
     def import_from_location(self) -> None:
-        from sapiens2.registration import register_for_scope
-        register_for_scope(self.scope)
+        for hook in REGISTRY_LOOKUP_HOOKS:
+            hook(self.scope)
         upstream(self)
 
     Registry.import_from_location = import_from_location

@@ -38,8 +38,10 @@ _registered: Dict[str, bool] = {}
 def register_modules(parts: Iterable[str] = BASE_PARTS) -> None:
     """Apply the adaptations (once per process), then import the registering modules of ``parts`` (see
     :data:`PARTS`) whose library is installed; a part registers once, later calls do nothing."""
-    from sapiens2.adaptations import apply_adaptations
+    from sapiens2.adaptations import REGISTRY_LOOKUP_HOOKS, apply_adaptations
     apply_adaptations()
+    if register_for_scope not in REGISTRY_LOOKUP_HOOKS:
+        REGISTRY_LOOKUP_HOOKS.append(register_for_scope)
     for part in parts:
         if part in _registered:
             continue
