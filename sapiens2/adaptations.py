@@ -133,6 +133,10 @@ QUIET_MMENGINE_MESSAGES = ('"FileClient" will be deprecated in future', '"HardDi
 #: mmseg's EncoderDecoder.inference logs this for every batch of photos of different sizes, though each photo's
 #: prediction is restored to its own size (by mmseg's postprocess_result and by sapiens2's seg task).
 QUIET_MMSEG_MESSAGES = ('Image shapes are different in the batch', )
+#: MMPoseInferencer and MMSegInferencer look their collate function up in MMEngine's function registry under their
+#: scope, which has no mmpose or mmseg child, and log this before they take MMEngine's (the right one).
+QUIET_INFERENCER_MESSAGES = tuple(f'Failed to search registry with scope "{scope}" in the "function" registry tree'
+                                  for scope in ('mmpose', 'mmseg'))
 #: The beginnings of the log messages the MMEngine loggers drop (the adaptations of each library add theirs).
 _QUIET_MESSAGES: List[str] = []
 
@@ -576,6 +580,10 @@ def _silence_mmseg_build_loss_notice() -> None:
                             category=UserWarning, module=r'mmseg\.models\.builder$')
 
 
+def _silence_inferencer_collate_scope_notice() -> None:
+    _QUIET_MESSAGES.extend(QUIET_INFERENCER_MESSAGES)
+
+
 def _silence_mmseg_batch_shapes_notice() -> None:
     _QUIET_MESSAGES.extend(QUIET_MMSEG_MESSAGES)
 
@@ -744,6 +752,13 @@ ADAPTATIONS: List[Adaptation] = [
         "Hides the `build_loss would be deprecated` UserWarning that mmseg's own BaseDecodeHead triggers on every "
         'segmentation model build (nothing a user can change; other warnings still show).',
         _silence_mmseg_build_loss_notice),
+    Adaptation(
+        'quiet-inferencer-collate-scope', 'mmengine', ('0.10.7', ),
+        "Hides `Failed to search registry with scope \"mmpose\" (or \"mmseg\") in the \"function\" registry tree`, "
+        "which MMPoseInferencer and MMSegInferencer log when they look up their collate function (MMEngine's function "
+        'registry has no mmpose or mmseg child; the fallback, MMEngine\'s pseudo_collate, is the right one); the '
+        'same message for any other registry or scope still shows.',
+        _silence_inferencer_collate_scope_notice),
     Adaptation(
         'quiet-mmseg-batch-shapes', 'mmsegmentation', ('1.2.2', ),
         "Hides mmseg's `Image shapes are different in the batch` log warning, which its EncoderDecoder prints for "
