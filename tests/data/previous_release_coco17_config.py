@@ -11,5 +11,5 @@ train_dataloader = dict(dataset=dict(type='CocoDataset', data_root=data_root, an
 val_dataloader = dict(dataset=dict(type='CocoDataset', data_root=data_root, ann_file='annotations/val.json',
                                    data_prefix=dict(img='images/')))
 test_dataloader = val_dataloader
-val_evaluator = dict(type='CocoMetric')
+val_evaluator = [dict(type='CocoMetric')]
 test_evaluator = val_evaluator
