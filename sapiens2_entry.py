@@ -1,9 +1,10 @@
 """The console scripts ``sapiens2`` and ``sapiens2-infer``, outside the ``sapiens2`` package, so they answer at once.
 
-``import sapiens2`` registers every module and applies the adaptations (:func:`sapiens2.register_all_modules`), which
-imports torch, MMEngine, mmpose and mmseg: seconds that ``--help``, ``sapiens2 models``, argument errors, missing
-inputs and unknown aliases do not need. While this module is imported, ``import sapiens2`` skips that step; a command
-calls :func:`sapiens2.register_all_modules` itself before it builds a model. Code that imports ``sapiens2`` without
+``import sapiens2`` applies the adaptations and registers the core modules (:func:`sapiens2.register_modules`), which
+imports torch and MMEngine: seconds that ``--help``, ``sapiens2 models``, argument errors, missing inputs and unknown
+aliases do not need. While this module is imported, ``import sapiens2`` skips that step; a command calls
+:func:`sapiens2.register_modules` itself before it builds a model (pose and segmentation modules register when a
+config looks them up). Code that imports ``sapiens2`` without
 this module (user code, tools, configs' ``custom_imports``) gets every module registered, as before.
 """
 from typing import List, Optional

@@ -130,15 +130,28 @@ QUIET_MMENGINE_MESSAGES = ('"FileClient" will be deprecated in future', '"HardDi
                            'The prefix is not set in metric class', 'The current default scope ')
 
 
+#: mmseg's EncoderDecoder.inference logs this for every batch of photos of different sizes, though each photo's
+#: prediction is restored to its own size (by mmseg's postprocess_result and by sapiens2's seg task).
+QUIET_MMSEG_MESSAGES = ('Image shapes are different in the batch', )
+#: MMPoseInferencer and MMSegInferencer look their collate function up in MMEngine's function registry under their
+#: scope, which has no mmpose or mmseg child, and log this before they take MMEngine's (the right one).
+QUIET_INFERENCER_MESSAGES = tuple(f'Failed to search registry with scope "{scope}" in the "function" registry tree'
+                                  for scope in ('mmpose', 'mmseg'))
+#: The beginnings of the log messages the MMEngine loggers drop (the adaptations of each library add theirs).
+_QUIET_MESSAGES: List[str] = []
+
+
 def _silence_mmengine_machinery_messages() -> None:
     import logging
 
     from mmengine.logging import MMLogger
 
+    _QUIET_MESSAGES.extend(QUIET_MMENGINE_MESSAGES)
+
     class QuietMachinery(logging.Filter):
 
         def filter(self, record: logging.LogRecord) -> bool:
-            return not str(record.msg).startswith(QUIET_MMENGINE_MESSAGES)
+            return not str(record.msg).startswith(tuple(_QUIET_MESSAGES))
 
     quiet = QuietMachinery()
     upstream = MMLogger.__init__
@@ -241,6 +254,23 @@ def _count_steps_without_building_the_training_loop() -> None:
 
     for runner in (Runner, FlexibleRunner):
         runner.epoch, runner.iter = step('epoch'), step('iter')
+
+
+#: Called with a registry's scope before MMEngine searches that registry; :mod:`sapiens2.registration` adds the
+#: function that registers the modules the scope needs.
+REGISTRY_LOOKUP_HOOKS: List[Callable[[str], None]] = []
+
+
+def _register_sapiens2_modules_on_lookup() -> None:
+    from mmengine.registry import Registry
+    upstream = Registry.import_from_location
+
+    def import_from_location(self) -> None:
+        for hook in REGISTRY_LOOKUP_HOOKS:
+            hook(self.scope)
+        upstream(self)
+
+    Registry.import_from_location = import_from_location
 
 
 # --- mmpose, mmseg, mmdet --------------------------------------------------------------------------------------------
@@ -515,6 +545,66 @@ def _draw_circles_with_scalar_radius() -> None:
     _patch_module('mmpose.visualization.opencv_backend_visualizer', patch)
 
 
+def _accept_aliases_in_init_model(module_name: str) -> Callable[[], None]:
+    """Wraps ``init_model`` of an ``apis.inference`` module (mmpose's, mmseg's) and its package's re-export."""
+
+    def patch(module: ModuleType) -> None:
+        upstream = module.init_model
+
+        def init_model(config, checkpoint=None, *args, **kwargs):
+            from sapiens2.config.model_names import resolve_model_name
+            return upstream(*resolve_model_name(config, checkpoint), *args, **kwargs)
+
+        init_model.__doc__ = upstream.__doc__
+        module.init_model = init_model
+        package = sys.modules.get(module_name.rsplit('.', 1)[0])
+        if getattr(package, 'init_model', None) is upstream:  # re-exported before the patch
+            package.init_model = init_model
+
+    return lambda: _patch_module(module_name, patch)
+
+
+def _accept_aliases_in_inferencers() -> None:
+    def patch(module: ModuleType) -> None:
+        upstream = module.BaseInferencer._load_model_from_metafile
+
+        def _load_model_from_metafile(self, model: str):
+            from sapiens2.config.model_names import resolve_model_name
+            config, checkpoint = resolve_model_name(model)
+            if config is model:
+                return upstream(self, model)
+            from mmengine.config import Config
+            return Config.fromfile(config), checkpoint
+
+        module.BaseInferencer._load_model_from_metafile = _load_model_from_metafile
+
+    _patch_module('mmengine.infer.infer', patch)
+
+
+def _honour_bboxes_in_pose_inferencer() -> None:
+
+    def patch(module: ModuleType) -> None:
+        import numpy as np
+        upstream = module.Pose2DInferencer.preprocess_single
+
+        def preprocess_single(self, input, index: int, bbox_thr: float = 0.3, nms_thr: float = 0.3, bboxes=()):
+            boxes = np.asarray(bboxes if bboxes is not None else (), dtype=np.float32)
+            if self.cfg.data_mode != 'topdown' or boxes.size == 0 or not _loads_strictly(self.model):
+                return upstream(self, input, index, bbox_thr=bbox_thr, nms_thr=nms_thr, bboxes=bboxes)
+            if boxes.ndim != 2 or boxes.shape[1] not in (4, 5):
+                raise ValueError(f'bboxes of an image are [[x1, y1, x2, y2(, score)], ...], got shape {boxes.shape}')
+            data_info = dict(img_path=input) if isinstance(input, str) else \
+                dict(img=input, img_path=f'{index}.jpg'.rjust(10, '0'))  # as upstream
+            data_info.update(self.model.dataset_meta)
+            return [self.pipeline(dict(data_info, bbox=box[None, :4],
+                                       bbox_score=box[4:5] if len(box) == 5 else np.ones(1, np.float32)))
+                    for box in boxes]
+
+        module.Pose2DInferencer.preprocess_single = preprocess_single
+
+    _patch_module('mmpose.apis.inferencers.pose2d_inferencer', patch)
+
+
 # --- mmseg ---------------------------------------------------------------------------------------------------------
 
 def _write_seg_label_maps_safely() -> None:
@@ -541,6 +631,14 @@ def _write_seg_label_maps_safely() -> None:
 def _silence_mmseg_build_loss_notice() -> None:
     warnings.filterwarnings('ignore', message=re.escape('``build_loss`` would be deprecated soon'),
                             category=UserWarning, module=r'mmseg\.models\.builder$')
+
+
+def _silence_inferencer_collate_scope_notice() -> None:
+    _QUIET_MESSAGES.extend(QUIET_INFERENCER_MESSAGES)
+
+
+def _silence_mmseg_batch_shapes_notice() -> None:
+    _QUIET_MESSAGES.extend(QUIET_MMSEG_MESSAGES)
 
 
 def _silence_mmseg_draw_false_notice() -> None:
@@ -614,6 +712,13 @@ ADAPTATIONS: List[Adaptation] = [
         "(mmseg's SegVisualizationHook reads runner.iter for each picture, so tools/test.py --show-dir stopped "
         'half-way where the training data was missing).',
         _count_steps_without_building_the_training_loop),
+    Adaptation(
+        'register-on-lookup', 'mmengine', ('0.10.7', ),
+        "Before MMEngine searches a registry (Registry.get, and the lazy import of a registry's locations), sapiens2 "
+        "registers the modules that registry's scope needs (sapiens2.registration: pose modules for mmpose's "
+        "registries, segmentation modules for mmseg's), so `import sapiens2` imports neither mmpose nor mmseg until "
+        'a config needs them.',
+        _register_sapiens2_modules_on_lookup),
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
@@ -715,6 +820,19 @@ ADAPTATIONS: List[Adaptation] = [
         'segmentation model build (nothing a user can change; other warnings still show).',
         _silence_mmseg_build_loss_notice),
     Adaptation(
+        'quiet-inferencer-collate-scope', 'mmengine', ('0.10.7', ),
+        "Hides `Failed to search registry with scope \"mmpose\" (or \"mmseg\") in the \"function\" registry tree`, "
+        "which MMPoseInferencer and MMSegInferencer log when they look up their collate function (MMEngine's function "
+        'registry has no mmpose or mmseg child; the fallback, MMEngine\'s pseudo_collate, is the right one); the '
+        'same message for any other registry or scope still shows.',
+        _silence_inferencer_collate_scope_notice),
+    Adaptation(
+        'quiet-mmseg-batch-shapes', 'mmsegmentation', ('1.2.2', ),
+        "Hides mmseg's `Image shapes are different in the batch` log warning, which its EncoderDecoder prints for "
+        "every batch of photos of different sizes although each prediction is restored to its photo's size "
+        '(needs quiet-mmengine-machinery, whose logger filter drops it).',
+        _silence_mmseg_batch_shapes_notice),
+    Adaptation(
         'quiet-mmseg-draw-false', 'mmsegmentation', ('1.2.2', ),
         "Hides the `The draw is False` UserWarning of mmseg's SegVisualizationHook, which the seg configs build "
         'with draw=False unless pictures are asked for (--show-dir sets draw=True).',
@@ -739,6 +857,28 @@ ADAPTATIONS: List[Adaptation] = [
         "MMSegInferencer loads weights into models with a Sapiens2 backbone strictly (mmseg passes strict=False: a "
         '29-class head kept random for a 5-class checkpoint, predicting labels the model does not have).',
         _load_sapiens2_inferencer_weights_strictly('mmseg.apis.mmseg_inferencer')),
+    Adaptation(
+        'mmpose-init-model-aliases', 'mmpose', ('1.3.2', ),
+        "mmpose.apis.init_model takes a sapiens2 model alias (init_model('pose-tiny')): its packaged config and, "
+        'unless a checkpoint is given, its checkpoint, as sapiens2-infer and Sapiens2Inferencer take it (mmpose: '
+        '"Config file pose-tiny does not exist").',
+        _accept_aliases_in_init_model('mmpose.apis.inference')),
+    Adaptation(
+        'mmseg-init-model-aliases', 'mmsegmentation', ('1.2.2', ),
+        "mmseg.apis.init_model takes a sapiens2 model alias (init_model('seg-tiny')), as mmpose's does.",
+        _accept_aliases_in_init_model('mmseg.apis.inference')),
+    Adaptation(
+        'inferencer-aliases', 'mmengine', ('0.10.7', ),
+        "MMEngine's BaseInferencer (so MMPoseInferencer(pose2d='pose-tiny'), MMSegInferencer('seg-tiny')) reads a "
+        "sapiens2 model alias as its packaged config and checkpoint before looking it up in the library's "
+        'metafiles.',
+        _accept_aliases_in_inferencers),
+    Adaptation(
+        'pose-inferencer-bboxes', 'mmpose', ('1.3.2', ),
+        "MMPoseInferencer(...)(image, bboxes=...) poses the given person boxes for models with a Sapiens2 backbone "
+        '(mmpose 1.3.2 resets them to [] in Pose2DInferencer.preprocess_single and poses the whole image or the '
+        "detector's boxes); other models are left to mmpose.",
+        _honour_bboxes_in_pose_inferencer),
     Adaptation(
         'mmdet-init-detector-strict', 'mmdet', ('3.3.0', ),
         "mmdet.apis.init_detector loads checkpoints into models with a Sapiens2 backbone strictly through sapiens2's "

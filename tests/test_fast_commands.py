@@ -1,9 +1,11 @@
-"""The console scripts answer at once, and ``import sapiens2`` still registers everything.
+"""The console scripts answer at once, ``import sapiens2`` imports no task library, and every module still registers.
 
-``--help``, ``sapiens2 models``, argument errors, missing inputs and unknown aliases or configs import neither torch
-nor the OpenMMLab libraries nor gradio (the console scripts enter through ``sapiens2_entry``); ``register_all_modules``
-after such a light import, and a config's ``custom_imports=['sapiens2']`` in a fresh process, register every module
-and apply the adaptations. Each check runs in a subprocess, whose ``sys.modules`` starts empty.
+``--help``, ``sapiens2 models``, argument errors, missing inputs, unknown aliases or configs, a file that is not an
+image and a checkpoint that does not exist import neither torch nor the OpenMMLab libraries nor gradio (the console
+scripts enter through ``sapiens2_entry``); ``register_all_modules`` after such a light import, and a config's
+``custom_imports=['sapiens2']`` in a fresh process (the pose and seg modules at their first lookup), register every
+module and apply the adaptations; a one-photo run imports only the library of its task. Each check runs in a
+subprocess, whose ``sys.modules`` starts empty.
 """
 import json
 import os
@@ -37,6 +39,10 @@ FAST_PATHS = {
                        'Config file {tmp}/none.py does not exist'),
     'sapiens2 infer, missing input': ('main', ['infer', '{tmp}/missing.png', '--task', 'seg', '--out', '{tmp}/o'], 1,
                                       'sapiens2: error: input {tmp}/missing.png does not exist'),
+    'not an image': ('infer_main', ['{tmp}/notes.jpg', '--model', 'pose-tiny', '--out', '{tmp}/o'], 1,
+                     'input {tmp}/notes.jpg is not an image OpenCV can read'),
+    'missing checkpoint': ('infer_main', ['{tmp}/a.png', '--model', 'pose-tiny', '--weights', '{tmp}/missing.pth',
+                                          '--out', '{tmp}/o'], 1, 'Checkpoint {tmp}/missing.pth does not exist'),
 }
 
 RUN_FAST_PATHS = '''
@@ -69,12 +75,17 @@ import json, sys
 from mmengine.config import Config
 cfg = Config.fromfile(sys.argv[1])  # custom_imports = dict(imports=['sapiens2'])
 from mmengine.registry import MODELS
+from mmpose.registry import MODELS as POSE_MODELS
+from mmseg.registry import MODELS as SEG_MODELS
 from sapiens2.adaptations import applied
 from sapiens2.engine.checkpoint.schemes import _SCHEMES
 from sapiens2.registry import INFERENCE_TASKS
+# the pose and seg modules register at their first lookup
+found = dict(pose_head=POSE_MODELS.get('Sapiens2HeatmapHead') is not None,
+             seg_head=SEG_MODELS.get('Sapiens2SegHead') is not None)
 print(json.dumps(dict(backbone=MODELS.get('Sapiens2') is not None, schemes=sorted(_SCHEMES),
-                      tasks=sorted(INFERENCE_TASKS.module_dict), adaptations=applied(),
-                      custom_imports=cfg.custom_imports.imports)))
+                      tasks=[name for name in ('PoseInferenceTask', 'SegInferenceTask') if INFERENCE_TASKS.get(name)],
+                      adaptations=applied(), custom_imports=cfg.custom_imports.imports, **found)))
 '''
 
 
@@ -91,6 +102,7 @@ def run_python(code: str, *args: str) -> dict:
 def fast_paths(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp('fast')
     cv2.imwrite(str(tmp / 'a.png'), np.zeros((8, 8, 3), np.uint8))
+    (tmp / 'notes.jpg').write_text('not a photo\n')
     cases = {name: (function, [arg.format(tmp=tmp) for arg in argv])
              for name, (function, argv, _, _) in FAST_PATHS.items()}
     report = run_python(RUN_FAST_PATHS, json.dumps(cases), ','.join(HEAVY))
@@ -121,3 +133,36 @@ def test_custom_imports_register_every_module():
     registered = run_python(CUSTOM_IMPORTS, POSE)
     assert registered['custom_imports'] == ['sapiens2']
     check_registered(registered)
+    assert registered['pose_head'] and registered['seg_head']
+
+
+# A run of one photo in Python, then the libraries it imported.
+RUN_ONE_PHOTO = '''
+import json, sys
+from sapiens2.apis import Sapiens2Inferencer
+model, image, out = sys.argv[1:4]
+bboxes = dict(a=[[0, 0, 8, 8]]) if model.startswith('pose') else None
+Sapiens2Inferencer(model, device='cpu')(image, out_dir=out, bboxes=bboxes, show_progress=False)
+print(json.dumps([name for name in ('mmpose', 'mmseg', 'mmdet.apis') if name in sys.modules]))
+'''
+
+
+@pytest.mark.parametrize('model, imported', [('pose-tiny', ['mmpose']), ('seg-tiny', ['mmseg']),
+                                             ('normal-tiny', [])])
+def test_a_run_imports_only_the_libraries_of_its_task(fast_paths, tmp_path, model, imported):
+    """Pose needs mmpose, not mmseg nor mmdet's APIs (no detector; mmpose's models import the light mmdet.utils, and
+    mmseg's decode heads mmdet's models, where mmdet is installed); segmentation mmseg; a dense task neither: seconds
+    of imports a one-photo run does not pay."""
+    proc = subprocess.run([sys.executable, '-c', RUN_ONE_PHOTO, model, f"{fast_paths['tmp']}/a.png", str(tmp_path)],
+                          cwd=REPO, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS='1'))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == imported
+
+
+def test_import_sapiens2_imports_no_task_library():
+    """`import sapiens2` (and `from sapiens2.apis import Sapiens2Inferencer`) leaves mmpose, mmseg and mmdet to the
+    first lookup that needs them."""
+    code = ('import json, sys; from sapiens2.apis import Sapiens2Inferencer; '
+            'print(json.dumps([m for m in ("mmpose", "mmseg", "mmdet") if m in sys.modules]))')  # none at all
+    assert run_python(code) == []

@@ -13,8 +13,9 @@ import sys
 
 from mmengine.registry import init_default_scope
 
+from sapiens2.config.cli_options import ConfigOptionsAction
 from sapiens2.engine.atomic_save import atomic_write_text
-from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.engine.launch import load_config
 from sapiens2.utils import strict_json
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2_pretrain.dense_probe import LAYERS, TASKS, ProbeSettings, dense_probe
@@ -38,7 +39,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--seed', type=int, default=defaults.seed)
     parser.add_argument('--device', default='cpu')
     parser.add_argument('--out', help='write the result as JSON to this file')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction, help='override config keys, key=value')
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
     add_debug_argument(parser)
     return parser.parse_args()
 

@@ -15,12 +15,12 @@ import sys
 import sapiens2_entry  # noqa: F401  (first: sapiens2 imports without torch until main() registers its modules)
 
 # isort: split
+from sapiens2.config.cli_options import add_runner_arguments
 from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import resolve_model
 from sapiens2.registration import register_all_modules
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
-from sapiens2.utils.cli_types import add_runner_arguments
 
 
 def parse_args() -> argparse.Namespace:

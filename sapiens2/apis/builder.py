@@ -1,4 +1,5 @@
 """Build a model for inference from a config and a checkpoint (every task: pose, seg, the dense projects)."""
+import sys
 import warnings
 from typing import Optional, Tuple, Union
 
@@ -26,10 +27,9 @@ def config_dataset_meta(cfg: Config, model: nn.Module) -> Optional[dict]:
     colours), as mmpose's ``init_model``; other models the ``METAINFO`` of their test dataset class updated with the
     config's ``metainfo`` (e.g. seg classes and palette), or None when there is none.
     """
-    from mmpose.models.pose_estimators.base import BasePoseEstimator
-    if isinstance(model, BasePoseEstimator):
-        from mmpose.apis.inference import dataset_meta_from_config
-        return dataset_meta_from_config(cfg, dataset_mode='train')
+    pose_estimators = sys.modules.get('mmpose.models.pose_estimators.base')  # imported by every pose model
+    if pose_estimators is not None and isinstance(model, pose_estimators.BasePoseEstimator):
+        return pose_dataset_meta(cfg)
     dataset_cfg = cfg.get('test_dataloader', {}).get('dataset', {})
     dataset_type = dataset_cfg.get('type')
     if dataset_type is None:
@@ -41,6 +41,22 @@ def config_dataset_meta(cfg: Config, model: nn.Module) -> Optional[dict]:
     meta = dict(getattr(dataset_cls, 'METAINFO', None) or {})
     meta.update(dataset_cfg.get('metainfo') or {})
     return meta or None
+
+
+def pose_dataset_meta(cfg: Config) -> Optional[dict]:
+    """mmpose's parsed metainfo of the config's training dataset (its ``metainfo``, else its class's ``METAINFO``),
+    as mmpose's ``init_model`` attaches it, without importing ``mmpose.apis`` (whose inferencers import mmdet)."""
+    from mmpose.datasets.datasets.utils import parse_pose_metainfo
+    from mmpose.registry import DATASETS
+    dataset_cfg = cfg.get('train_dataloader', {}).get('dataset')
+    if not dataset_cfg:
+        return None
+    metainfo = dataset_cfg.get('metainfo')
+    if metainfo is None:
+        kind = dataset_cfg['type']
+        dataset_cls = kind if isinstance(kind, type) else DATASETS.get(kind)
+        metainfo = getattr(dataset_cls, 'METAINFO', None)
+    return parse_pose_metainfo(dict(metainfo)) if metainfo else None
 
 
 def checkpoint_dataset_meta(checkpoint: dict) -> Optional[dict]:

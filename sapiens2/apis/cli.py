@@ -8,7 +8,7 @@ from typing import Callable, List, Optional
 from sapiens2.engine.checkpoint.policy import TRUST_CHECKPOINT_HELP
 from sapiens2.hub.locate import fetch_released
 from sapiens2.hub.model_zoo import alias_for, resolve_model, sizes, tasks
-from sapiens2.registration import register_all_modules
+from sapiens2.registration import register_modules
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.cli_types import non_negative, positive, smoothing_lag, threshold
@@ -181,7 +181,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
         if not osp.isdir(model):  # a folder is a bundle, read when the inferencer is built
             # unknown aliases, missing configs and unreachable released checkpoints fail before torch is imported
             fetch_released(resolve_model(model, checkpoint)[1])
-    register_all_modules()
+    register_modules()
     from .inferencer import Sapiens2Inferencer
     inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
                                     batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),

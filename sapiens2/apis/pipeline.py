@@ -6,8 +6,9 @@ Inference uses the transforms evaluation uses (``cfg.test_dataloader.dataset.pip
 * transforms that only read or derive ground truth are dropped: subclasses of mmcv's ``LoadAnnotations`` (the
   upstream convention, e.g. mmseg's ``LoadAnnotations``) and transforms whose class sets
   ``ground_truth_only = True`` (e.g. ``LoadNormalAnnotations``, ``PointmapGenerateTarget``);
-* mmcv's file loader ``LoadImageFromFile`` becomes mmseg's ``LoadImageFromNDArray`` (loaders that already accept an
-  ``img`` array, such as mmpose's ``LoadImage``, are kept).
+* mmcv's file loader ``LoadImageFromFile`` becomes :class:`LoadImageFromArray` (what mmseg's
+  ``LoadImageFromNDArray`` does, without importing mmseg for a dense task; loaders that already accept an ``img``
+  array, such as mmpose's ``LoadImage``, are kept).
 """
 from typing import List, Sequence
 
@@ -23,6 +24,18 @@ def is_ground_truth_transform(transform) -> bool:
     """Whether a transform (object or class) only reads or derives ground truth."""
     cls = transform if isinstance(transform, type) else type(transform)
     return issubclass(cls, LoadAnnotations) or bool(getattr(cls, 'ground_truth_only', False))
+
+
+class LoadImageFromArray(LoadImageFromFile):
+    """``LoadImageFromFile`` for an image given as an array in ``results['img']``: sets ``img_shape`` and
+    ``ori_shape`` (and float32 with ``to_float32``) as the file loader does."""
+
+    def transform(self, results: dict) -> dict:
+        img = results['img']
+        if self.to_float32:
+            img = img.astype('float32')
+        results.update(img_path=None, img=img, img_shape=img.shape[:2], ori_shape=img.shape[:2])
+        return results
 
 
 def config_test_pipeline(cfg: Config) -> List[dict]:
@@ -46,8 +59,7 @@ def inference_pipeline(cfg: Config) -> Compose:
         if is_ground_truth_transform(transform):
             continue
         if type(transform) is LoadImageFromFile:
-            from mmseg.datasets.transforms import LoadImageFromNDArray
-            transform = LoadImageFromNDArray(to_float32=transform.to_float32)
+            transform = LoadImageFromArray(to_float32=transform.to_float32)
         kept.append(transform)
     return Compose(kept)
 

@@ -303,8 +303,8 @@ def serve(host: str = '127.0.0.1', port: int = 7860, device: Optional[str] = Non
     out_root = tempfile.mkdtemp(prefix='sapiens2-web-')
     os.environ['GRADIO_TEMP_DIR'] = gradio_temp_dir(out_root)  # before Gradio reads it
     gr = import_gradio()
-    from sapiens2.registration import register_all_modules
-    register_all_modules()
+    from sapiens2.registration import register_modules
+    register_modules()
     for stop in (signal.SIGINT, signal.SIGTERM):  # a KeyboardInterrupt (also where a shell ignored Ctrl-C)
         signal.signal(stop, signal.default_int_handler)
     page = None

@@ -12,17 +12,18 @@ the crop size of the pipelines decodes keypoints to the wrong scale, silently: :
 """
 import contextlib
 import difflib
+import importlib
 import re
 import warnings
 from collections.abc import Iterator, Mapping
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from mmengine.config import Config
 from mmengine.registry import RUNNERS
 from mmengine.runner import FlexibleRunner
 
 from .argument_checks import check_config_arguments
-from .known_names import DATA_KEYS, registered_names, runner_keys, strip_scope
+from .known_names import DATA_KEYS, all_registries, registered_names, runner_keys, strip_scope
 from .layout_checks import check_layout
 
 
@@ -41,9 +42,10 @@ class ConfigKeyWarning(UserWarning):
 def check_config(cfg: Config, check_data_layout: bool = True) -> None:
     """All checks of this module (called by ``tools/train.py`` and ``tools/test.py`` after loading a config), then
     the arguments of every module (:mod:`.argument_checks`) and, with ``check_data_layout``, the layout of the
-    model against the datasets (:mod:`.layout_checks`)."""
+    model against the datasets (:mod:`.layout_checks`). Without it (inference, export, conversion: nothing is
+    trained or evaluated) the type names are checked in what those build, :data:`BUILT_WITHOUT_DATA`."""
     check_model_family(cfg)
-    check_config_types(cfg)
+    check_config_types(cfg, None if check_data_layout else BUILT_WITHOUT_DATA)
     check_config_arguments(cfg)
     check_config_values(cfg)
     check_top_level_keys(cfg)
@@ -187,18 +189,48 @@ def check_model_family(cfg: Config | Mapping) -> None:
         'them).')
 
 
-def check_config_types(cfg: Config | Mapping) -> None:
-    """Raise :class:`UnknownTypeError` if a ``type`` (or ``runner_type``) in ``cfg`` is in no registry."""
-    found = list(_iter_types(cfg.to_dict() if isinstance(cfg, Config) else cfg))
-    unknown = _unknown(found, registered_names(import_locations=False))
-    if unknown:  # maybe registered lazily: import every registry's locations, then look again
-        known = registered_names(import_locations=True)
-        unknown = _unknown(unknown, known)
+#: The top-level keys whose modules inference, export and conversion build.
+BUILT_WITHOUT_DATA = ('model', 'test_dataloader', 'infer_task')
+#: The order in which registries import their lazy locations when a name is looked for: models, transforms and
+#: datasets first, visualizers last (mmpose's import its APIs, and those mmdet's: seconds that a config naming no
+#: visualizer need not pay); a registry not named here comes in between.
+_LOCATIONS_FIRST = ('model', 'transform', 'dataset', 'keypoint codec')
+_LOCATIONS_LAST = ('visualizer', 'vis_backend')
+
+
+def check_config_types(cfg: Config | Mapping, keys: Optional[Sequence[str]] = None) -> None:
+    """Raise :class:`UnknownTypeError` if a ``type`` (or ``runner_type``) in ``cfg`` (in its top-level ``keys``: all
+    by default) is in no registry."""
+    tree = cfg.to_dict() if isinstance(cfg, Config) else dict(cfg)
+    found = list(_iter_types(tree if keys is None else {key: tree[key] for key in keys if key in tree}))
+    _import_registries({cfg.get('default_scope')} | {name.rsplit('.', 1)[0] for _, name in found if '.' in name})
+    known = registered_names(import_locations=False)
+    unknown = _unknown(found, known)
+    # maybe registered lazily: import the registries' locations (those of names a config rarely has last) until
+    # every name is found
+    order = {**dict.fromkeys(_LOCATIONS_FIRST, 0), **dict.fromkeys(_LOCATIONS_LAST, 2)}
+    for registry in sorted(all_registries(), key=lambda registry: order.get(registry.name, 1)):
+        if not unknown:
+            break
+        if registry.name != 'inferencer':  # a config never names one
+            with contextlib.suppress(ImportError):
+                registry.import_from_location()
+            known = registered_names(import_locations=False)
+            unknown = _unknown(unknown, known)
     if unknown:
         source = getattr(cfg, 'filename', None) or '<config>'
         lines = [f"  {path} = '{name}'{_suggest(strip_scope(name), known)}" for path, name in unknown]
         raise UnknownTypeError(f'Unknown type name(s) in {source}:\n' + '\n'.join(lines) +
                                '\nFix the spelling, or add the package that registers it to custom_imports.')
+
+
+def _import_registries(scopes: set) -> None:
+    """Import the registry modules of the scopes a config names (``mmpose.registry``...), so that their registries
+    are searched: until a model is built, a pose or seg library may not be imported at all."""
+    for scope in scopes:
+        if isinstance(scope, str) and scope.isidentifier():
+            with contextlib.suppress(ImportError):
+                importlib.import_module(f'{scope}.registry')
 
 
 def _unknown(found: list[tuple[str, str]], known: set[str]) -> list[tuple[str, str]]:

@@ -53,11 +53,12 @@ def registered_names(import_locations: bool = True) -> set[str]:
     """All names in every registry reachable from the loaded OpenMMLab/sapiens2 registry modules.
 
     With ``import_locations`` the registries first import their lazy locations (as MMEngine does before a build);
-    a location that fails to import is skipped (its build would report it).
+    a location that fails to import is skipped (its build would report it). The inferencer registries are not among
+    them: a config never names an inferencer, and mmpose's imports its APIs and mmdet.
     """
     names: set[str] = set()
     for registry in all_registries():
-        if import_locations:
+        if import_locations and registry.name != 'inferencer':
             with contextlib.suppress(ImportError):
                 registry.import_from_location()
         names.update(registry.module_dict)

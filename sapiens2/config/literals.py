@@ -66,6 +66,17 @@ def _statement(node: ast.stmt) -> str:
     return f'a {type(node).__name__} statement ({_short(node)})'
 
 
+def literal_value(text: str) -> Any:
+    """The value of one expression written as a config writes it (``[dict(type='CocoMetric', ann_file='x')]``), read
+    without running it; :class:`ConfigNotDataError` says what else was found."""
+    try:
+        return _literal(ast.parse(text.strip(), mode='eval').body)
+    except (SyntaxError, ValueError) as err:
+        raise ConfigNotDataError(f'not a value ({getattr(err, "msg", err)})') from None
+    except _NotData as err:
+        raise ConfigNotDataError(err.what) from None
+
+
 def config_values(text: str, name: str) -> dict:
     """The top-level values of the config ``text`` (``name``: its file, for messages), read without running it."""
     try:

@@ -44,6 +44,7 @@ def check_dataset(dataset, max_masks: Optional[int] = None) -> Optional[str]:
         if len(leaf) == 0:
             raise DataCheckError(empty_dataset_message(leaf))
         if 'num_keypoints' in meta:
+            _check_pipeline(leaf, int(meta['num_keypoints']))
             summaries.append(_check_keypoints(leaf, int(meta['num_keypoints'])))
         elif 'classes' in meta:
             summaries.append(_check_label_maps(leaf, len(meta['classes']), max_masks))
@@ -76,6 +77,18 @@ def _infos(dataset) -> Iterator[dict]:
 
 def _source(dataset) -> str:
     return getattr(dataset, 'ann_file', None) or getattr(dataset, 'data_root', None) or type(dataset).__name__
+
+
+def _check_pipeline(dataset, num_keypoints: int) -> None:
+    """The transforms written for one keypoint layout (those with a ``check_layout(num_keypoints)`` method, e.g.
+    ``PartKeypointWeights``) against the dataset's layout."""
+    for transform in getattr(getattr(dataset, 'pipeline', None), 'transforms', ()):
+        if hasattr(transform, 'check_layout'):
+            try:
+                transform.check_layout(num_keypoints)
+            except ValueError as err:
+                raise DataCheckError(f'{_source(dataset)} ({num_keypoints}-keypoint layout), pipeline: '
+                                     f'{err}') from None
 
 
 def _check_keypoints(dataset, num_keypoints: int) -> str:

@@ -3,7 +3,7 @@ import os
 import os.path as osp
 from typing import Optional, Union
 
-from mmengine.config import Config, DictAction  # noqa: F401  (DictAction re-exported for the tools)
+from mmengine.config import Config
 from mmengine.registry import RUNNERS
 from mmengine.runner import Runner
 

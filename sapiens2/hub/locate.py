@@ -50,14 +50,22 @@ def resolve_alias(name: str, cache_dir: Optional[str] = None, local_files_only: 
 
 def fetch_released(name: Optional[str]) -> None:
     """Download the checkpoint of a model alias or ``hf://`` reference now, unless it is cached, packaged or under
-    the checkpoint root; other names (files, None) are left to the checkpoint loader."""
+    the checkpoint root; a packaged alias whose file is missing and a local file that does not exist are errors now
+    (before the seconds of imports); other names (URLs, None) are left to the checkpoint loader."""
     if not name or osp.exists(name):
         return
     if is_hub_uri(name):
         resolve_hub_uri(name)
         return
     entry = get_entry(name)
-    if entry is not None and not entry.packaged and find_local_checkpoint(entry) is None:
+    if entry is None:
+        if '://' not in name:  # the checkpoint loader's words
+            raise FileNotFoundError(f'Checkpoint {name} does not exist; pass a local .safetensors or .pth file, a '
+                                    'Hub reference hf://org/repo[@revision][/<file>], or a model alias (`sapiens2 '
+                                    'models` lists them).')
+    elif entry.packaged:
+        _packaged_file(name, entry)
+    elif find_local_checkpoint(entry) is None:
         _download_alias(name, entry)
 
 

@@ -219,14 +219,21 @@ class KeypointFormat:
 
     def style(self) -> dict:
         """Drawing style for :func:`sapiens2.visualization.keypoints.draw_keypoints`: each point takes the colour of
-        its first 308 source (grey without counterpart), each link the colour of its first end."""
-        colors = [info['color'] for info in load_metainfo('keypoints308.json')['keypoint_info']]
+        its first 308 source (grey without counterpart); each link the colour of the 308 skeleton's link between its
+        ends' first sources (COCO-17: mmpose's COCO colours, left limbs green, right orange, the rest blue), else
+        the colour of its first end."""
+        meta = load_metainfo('keypoints308.json')
+        colors = [info['color'] for info in meta['keypoint_info']]
+        link_colors308 = {frozenset(link['link']): link['color'] for link in meta['skeleton_links']}
         sources, _ = self._sources
         points = np.array([colors[sources[k, 0]] if recipe else (128, 128, 128)
                            for k, recipe in enumerate(self.recipes)], dtype=np.uint8)
         index = {name: i for i, name in enumerate(self.keypoint_names)}
         links = np.array([(index[a], index[b]) for a, b in self.links], dtype=np.int64).reshape(-1, 2)
-        return dict(point_colors=points, links=links, link_colors=points[links[:, 0]] if len(links) else points[:0])
+        link_colors = np.array([link_colors308.get(frozenset((sources[a, 0], sources[b, 0])), points[a])
+                                if self.recipes[a] and self.recipes[b] else points[a] for a, b in links],
+                               dtype=np.uint8).reshape(-1, 3)
+        return dict(point_colors=points, links=links, link_colors=link_colors)
 
 
 def _format(name: str, parts: Sequence[Tuple[str, List[Tuple[str, Recipe]]]], links) -> KeypointFormat:

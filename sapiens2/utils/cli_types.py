@@ -1,5 +1,5 @@
-"""Value types of command-line arguments (a bad value is an ``argparse`` error naming the argument and the range), and
-the options that tools/train.py and tools/test.py share."""
+"""Value types of command-line arguments (a bad value is an ``argparse`` error naming the argument and the range).
+``--cfg-options`` and the options the Runner tools share: :mod:`sapiens2.config.cli_options`."""
 import argparse
 import math
 
@@ -39,19 +39,3 @@ def _finite(text: str, bound: str, ok) -> float:
     if not (math.isfinite(value) and ok(value)):
         raise argparse.ArgumentTypeError(f'{text} is out of range; give a finite number {bound}')
     return value
-
-
-class ConfigOptionsAction(argparse.Action):
-    """``--cfg-options key=value ...`` parsed by MMEngine's ``DictAction``, imported only when the option is given, so
-    that a tool's ``--help`` and argument errors import no MMEngine."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from mmengine.config import DictAction
-        DictAction(self.option_strings, self.dest)(parser, namespace, values, option_string)
-
-
-def add_runner_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the tools that build a Runner: ``--cfg-options``, ``--launcher``, ``--local_rank``."""
-    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction, help='override config keys, key=value')
-    parser.add_argument('--launcher', choices=['none', 'pytorch', 'slurm', 'mpi'], default='none')
-    parser.add_argument('--local_rank', '--local-rank', type=int, default=0)

@@ -25,16 +25,16 @@ def names(pipeline) -> list:
 
 def test_seg_drops_load_annotations_and_reads_arrays():
     pipeline = inference_pipeline(load_config(SEG))
-    assert names(pipeline) == ['LoadImageFromNDArray', 'Resize', 'PackSegInputs']
+    assert names(pipeline) == ['LoadImageFromArray', 'Resize', 'PackSegInputs']
     packed = pipeline(dict(img=np.zeros((90, 200, 3), np.uint8)))
     assert tuple(packed['inputs'].shape) == (3, 128, 96)
     assert packed['data_samples'].ori_shape == (90, 200) and 'gt_sem_seg' not in packed['data_samples']
 
 
 @pytest.mark.parametrize('task,kept', [
-    ('normal', ['LoadImageFromNDArray', 'Letterbox', 'PackDenseInputs']),
-    ('pointmap', ['LoadImageFromNDArray', 'Letterbox', 'PackDenseInputs']),  # also drops PointmapGenerateTarget
-    ('albedo', ['LoadImageFromNDArray', 'Letterbox', 'PackDenseInputs']),
+    ('normal', ['LoadImageFromArray', 'Letterbox', 'PackDenseInputs']),
+    ('pointmap', ['LoadImageFromArray', 'Letterbox', 'PackDenseInputs']),  # also drops PointmapGenerateTarget
+    ('albedo', ['LoadImageFromArray', 'Letterbox', 'PackDenseInputs']),
 ])
 def test_dense_projects_drop_their_ground_truth_transforms(task, kept):
     cfg = load_config(dense_config(task))

@@ -11,7 +11,7 @@ UPPER_BODY10 = str(REPO / 'configs' / '_base_' / 'datasets' / 'layouts' / 'upper
 CLASSES5 = ('background', 'head', 'torso', 'left_arm', 'right_arm')
 
 
-def coco_pose_dataset(root: Path, num_keypoints: int = 10, visibility: float = 2):
+def coco_pose_dataset(root: Path, num_keypoints: int = 10, visibility: float = 2, pipeline=()):
     """mmpose's CocoDataset on one 32x24 image with one annotation of ``num_keypoints`` keypoints."""
     from mmpose.datasets import CocoDataset
     cv2.imwrite(str(root / 'a.jpg'), np.zeros((32, 24, 3), np.uint8))
@@ -22,7 +22,7 @@ def coco_pose_dataset(root: Path, num_keypoints: int = 10, visibility: float = 2
                categories=[dict(id=1, name='person')])
     (root / 'ann.json').write_text(json.dumps(ann))
     return CocoDataset(data_root=str(root), ann_file='ann.json', data_prefix=dict(img=''),
-                       metainfo=dict(from_file=UPPER_BODY10), pipeline=[], test_mode=False)
+                       metainfo=dict(from_file=UPPER_BODY10), pipeline=list(pipeline), test_mode=False)
 
 
 def seg_dataset(root: Path, masks, image_size=(24, 32), classes=CLASSES5, **kwargs):

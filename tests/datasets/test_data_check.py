@@ -97,3 +97,19 @@ def test_wrappers_are_looked_through(tmp_path):
     from mmengine.dataset import RepeatDataset
     with pytest.raises(DataCheckError, match='has 11 keypoints'):
         check_dataset(RepeatDataset(coco_pose_dataset(tmp_path, num_keypoints=11), times=3))
+
+
+def test_a_transform_written_for_another_layout_is_named_with_its_fix(tmp_path):
+    """PartKeypointWeights with the 308 layout's parts on a 10-keypoint layout no keypoint format has: one line
+    before the first iteration, naming the transform and the line that drops it."""
+    from mmpose.registry import TRANSFORMS
+
+    from sapiens2.datasets.pose import keypoints308_partitions
+    weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=keypoints308_partitions(),
+                                  weights=dict(face=0.1)))
+    with pytest.raises(DataCheckError) as err:
+        check_dataset(coco_pose_dataset(tmp_path, pipeline=[weigh]))
+    message = str(err.value)
+    assert len(message.splitlines()) == 1
+    assert "PartKeypointWeights: part 'face' has keypoint index 307, but the sample has 10 keypoints" in message
+    assert "step['type'] != 'PartKeypointWeights'" in message

@@ -167,3 +167,26 @@ def test_pose_demo_config_greys_the_empty_crops_too():
     red = np.zeros((2, 2, 3), np.uint8)
     red[..., 2] = 200  # BGR: pure red, luma 0.299 * 200
     assert grey(dict(img=red))['img'][0, 0].tolist() == [59, 59, 59]
+
+
+@pytest.mark.parametrize('num_keypoints, weighted', [(17, []), (133, list(range(23, 91))), (25, [])],
+                         ids=['coco17', 'coco_wholebody', 'body25'])
+def test_part_keypoint_weights_of_the_308_parts_follow_a_keypoint_format(num_keypoints, weighted):
+    """The 308-keypoint recipe's face weight on a dataset in COCO-17 (all body: nothing weighted), COCO-WholeBody
+    (its 68 face points) or BODY_25: a config inheriting the recipe trains on them unchanged."""
+    from sapiens2.datasets.pose import keypoints308_partitions
+    weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=keypoints308_partitions(),
+                                  weights=dict(face=0.1)))
+    out = weigh(dict(keypoints=np.zeros((1, num_keypoints, 2), np.float32)))
+    expected = np.ones(num_keypoints, np.float32)
+    expected[weighted] = 0.1
+    np.testing.assert_allclose(out['dataset_keypoint_weights'], expected)
+    weigh.check_layout(num_keypoints)  # no error
+
+
+def test_part_keypoint_weights_on_a_layout_it_cannot_follow_names_the_fix():
+    from sapiens2.datasets.pose import keypoints308_partitions
+    weigh = TRANSFORMS.build(dict(type='PartKeypointWeights', partitions=keypoints308_partitions(),
+                                  weights=dict(face=0.1)))
+    with pytest.raises(ValueError, match=r"has 10 keypoints .*step\['type'\] != 'PartKeypointWeights'"):
+        weigh.check_layout(10)

@@ -45,7 +45,10 @@ def black_hole_endpoint():
 
 
 def infer_argv(tmp_path: Path) -> list:
-    (tmp_path / 'a.png').write_bytes(b'')  # never read: the checkpoint fails first
+    # a 1x1 PNG (its header is checked; its pixels are never read: the checkpoint fails first)
+    (tmp_path / 'a.png').write_bytes(bytes.fromhex('89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b'
+                                                   '550000000a49444154081d6360000000020001cfc835e50000000049454e44ae'
+                                                   '426082'))
     return [str(tmp_path / 'a.png'), '--model', ALIAS, '--out', str(tmp_path / 'out')]
 
 

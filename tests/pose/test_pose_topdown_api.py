@@ -257,3 +257,25 @@ def test_a_whole_image_box_far_from_the_model_aspect_gets_a_notice(model, shape,
     if noticed:
         assert notices[0].startswith(f'photo: no person boxes and no detector, so the whole {shape[1]}x{shape[0]}')
         assert '--det-config' in notices[0]
+
+
+def test_the_whole_image_notice_names_every_image_and_each_video_once(model):
+    """Each photo of a run that falls back to the whole image is named (not only the first); a video's frames are
+    named once for the video."""
+    from mmengine.logging import MMLogger
+
+    from sapiens2.apis.notices import Notices
+    notices, shown = Notices(), []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: shown.append(record.getMessage())
+    MMLogger.get_current_instance().addHandler(handler)
+    try:
+        for name in ('street', 'beach'):
+            api.inference_pose_topdown(model, np.zeros((427, 640, 3), np.uint8), name=name, notices=notices)
+        for frame in range(3):
+            api.inference_pose_topdown(model, np.zeros((427, 640, 3), np.uint8), name=f'clip_{frame:06d}',
+                                       notices=notices, stream='clip')
+    finally:
+        MMLogger.get_current_instance().removeHandler(handler)
+    assert [message.split(':')[0] for message in shown] == ['street', 'beach', 'clip_000000']
+    assert shown[2].endswith('(shown once for clip)')

@@ -155,3 +155,19 @@ def test_style_and_errors():
     with pytest.raises(ValueError, match="Unknown keypoint format 'coco18'"):
         keypoint_format('coco18')
     assert keypoint_format('coco') is keypoint_format('coco17')
+
+
+@pytest.mark.parametrize('name, metainfo', [('coco17', 'coco.py'), ('coco_wholebody', 'coco_wholebody.py')])
+def test_links_are_drawn_in_the_layout_colours_of_mmpose(name, metainfo):
+    """COCO-17 and COCO-WholeBody skeletons in mmpose's own link colours (left limbs green, right orange, the rest
+    blue), not in the single colour of their first points."""
+    meta = parse_pose_metainfo(dict(from_file=f'configs/_base_/datasets/{metainfo}'))
+    style = keypoint_format(name).style()
+    body = slice(0, 19)  # the COCO-17 links come first in both
+    np.testing.assert_array_equal(style['links'][body], meta['skeleton_links'][body])
+    np.testing.assert_array_equal(style['link_colors'][body], meta['skeleton_link_colors'][body])
+
+
+@pytest.mark.parametrize('name', FORMAT_NAMES)
+def test_every_format_draws_its_limbs_in_several_colours(name):
+    assert len(np.unique(keypoint_format(name).style()['link_colors'], axis=0)) >= 3

@@ -1,7 +1,8 @@
 """The tiny COCO-17, COCO-WholeBody and own-classes configs train on SynthHumans converted to their layout
 (tools/dataset_converters/synthhumans_to_layout.py), from the shipped tiny 308-keypoint / 29-class models, and
-evaluate with tools/test.py; the checkpoints carry their layout. The 7-class set with left/right pairs and an own
-keypoint set run through the guide's commands (test_custom_data_guide.py)."""
+evaluate with tools/test.py; the checkpoints carry their layout. A user's COCO-17 config written against the previous
+release's tiny 308-keypoint config (tests/data/previous_release_coco17_config.py) trains as it is. The 7-class set
+with left/right pairs and an own keypoint set run through the guide's commands (test_custom_data_guide.py)."""
 import pytest
 import torch
 
@@ -11,6 +12,9 @@ from tests.tools.own_layout_runs import SUBSET, train_and_test
 LAYOUTS = {
     # name: (config, converter arguments, load_from)
     'coco17': ('configs/pose/sapiens2_tiny_pose_coco-256x192.py', ['--keypoints', 'coco17'], 'pose-tiny'),
+    # a user's config written against the previous release: the 308 recipe's pipeline (PartKeypointWeights) as it is
+    'coco17_previous_release': ('tests/data/previous_release_coco17_config.py', ['--keypoints', 'coco17'],
+                                'pose-tiny'),
     'coco_wholebody': ('configs/pose/sapiens2_tiny_pose_coco-wholebody-256x192.py', ['--keypoints', 'coco_wholebody'],
                        'pose-tiny'),
     'person_hair': ('configs/seg/sapiens2_tiny_seg_custom-256x192.py',
@@ -43,7 +47,7 @@ def test_checkpoint_carries_the_layout(trained):
         assert tuple(meta['classes']) == ('background', 'person', 'hair') and meta['flip_pairs'] == []
         assert meta['palette'][2] == [120, 40, 200]
     else:
-        count = {'coco17': 17, 'coco_wholebody': 133}[layout]
+        count = {'coco17': 17, 'coco17_previous_release': 17, 'coco_wholebody': 133}[layout]
         assert meta['num_keypoints'] == count and len(meta['sigmas']) == count
         assert meta['keypoint_id2name'][9] == 'left_wrist' and meta['flip_indices'][9] == 10
 
@@ -51,6 +55,7 @@ def test_checkpoint_carries_the_layout(trained):
 @pytest.mark.slow
 def test_test_tool_reports_the_layout_metric(trained):
     layout, run = trained
-    key = {'coco17': 'coco/AP', 'coco_wholebody': 'coco-wholebody/AP', 'person_hair': 'mIoU'}[layout]
+    key = {'coco17': 'coco/AP', 'coco17_previous_release': 'coco/AP', 'coco_wholebody': 'coco-wholebody/AP',
+           'person_hair': 'mIoU'}[layout]
     value = run['metrics'][key]
     assert 0 <= value <= (100 if key == 'mIoU' else 1)

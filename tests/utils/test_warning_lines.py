@@ -9,7 +9,7 @@ import warnings
 import pytest
 from mmengine.logging import MMLogger, print_log
 
-from sapiens2.adaptations import QUIET_MMENGINE_MESSAGES
+from sapiens2.adaptations import QUIET_INFERENCER_MESSAGES, QUIET_MMENGINE_MESSAGES, QUIET_MMSEG_MESSAGES
 from sapiens2.engine.launch import load_config
 from sapiens2.utils.cli_errors import run_cli
 from tests.config.test_layout_checks import REPO, SEG, THREE, config, own_classes
@@ -38,12 +38,13 @@ def test_a_layout_notice_is_one_line_and_other_warnings_keep_their_format(tmp_pa
 
 def test_mmengine_and_mmseg_machinery_messages_are_silenced(capsys):
     logger = MMLogger.get_instance('quiet-test')
-    for message in QUIET_MMENGINE_MESSAGES:
+    quiet = QUIET_MMENGINE_MESSAGES + QUIET_MMSEG_MESSAGES + QUIET_INFERENCER_MESSAGES
+    for message in quiet:
         print_log(f'{message} (test)', logger=logger, level=logging.WARNING)
     print_log('a message a user can act on', logger=logger, level=logging.WARNING)
     out = capsys.readouterr()
     assert 'a message a user can act on' in out.out + out.err
-    assert not any(message in out.out + out.err for message in QUIET_MMENGINE_MESSAGES)
+    assert not any(message in out.out + out.err for message in quiet)
     from sapiens2 import adaptations
     draw_false = 'The draw is False, it means that the hook for visualization will not take effect.'
     with warnings.catch_warnings(record=True) as caught:

@@ -12,7 +12,8 @@ from mmengine.registry import MODELS, init_default_scope
 from torch.utils.flop_counter import FlopCounterMode
 
 from sapiens2.apis.builder import model_input_size
-from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.config.cli_options import ConfigOptionsAction
+from sapiens2.engine.launch import load_config
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 
@@ -39,7 +40,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description='Count parameters and FLOPs of a config\'s model')
     parser.add_argument('config')
     parser.add_argument('--shape', type=int, nargs=2, metavar=('H', 'W'), help='input size (default: the config\'s)')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction)
     add_debug_argument(parser)
     args = parser.parse_args()
     result = count(args.config, args.shape, args.cfg_options)

@@ -15,7 +15,8 @@ import cv2
 import numpy as np
 from mmengine.registry import DATASETS, init_default_scope
 
-from sapiens2.engine.launch import DictAction, load_config
+from sapiens2.config.cli_options import ConfigOptionsAction
+from sapiens2.engine.launch import load_config
 from sapiens2.structures.layout import class_palette, keypoint_style
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.image_write import write_image
@@ -70,7 +71,7 @@ def main(argv=None) -> int:
     parser.add_argument('--out', required=True, help='output folder')
     parser.add_argument('--num', type=int, default=10, help='number of samples')
     parser.add_argument('--split', choices=('train', 'val', 'test'), default='train')
-    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    parser.add_argument('--cfg-options', nargs='+', action=ConfigOptionsAction)
     add_debug_argument(parser)
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.cfg_options)

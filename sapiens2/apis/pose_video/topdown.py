@@ -1,20 +1,21 @@
 """Top-down pose inference: boxes given by the user, an mmdet person detector, or the whole image."""
 import contextlib
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, List, Optional, Sequence, Union
 
 import mmcv
 import numpy as np
 from mmengine.config import Config
 from mmengine.dataset import Compose
-from mmpose.evaluation.functional import nms
-from mmpose.structures import PoseDataSample
 from torch import nn
 
 from sapiens2.structures.person_boxes import check_person_boxes as check_bboxes
 
 from ..notices import Notices
 from ..pipeline import inference_pipeline, run_test_step
+
+if TYPE_CHECKING:  # mmpose's modules load when a pose model is built (sapiens2.registration), not with this one
+    from mmpose.structures import PoseDataSample
 
 ConfigLike = Union[str, Path, Config]
 
@@ -36,6 +37,7 @@ def detect_persons(detector: nn.Module, img: np.ndarray, score_thr: float = 0.3,
     The detector runs in fp32 even under the pose model's bf16/fp16 autocast (``--dtype``, ``auto``): mmcv's NMS
     takes float32 only."""
     from mmdet.apis import inference_detector
+    from mmpose.evaluation.functional import nms
     with _without_autocast():
         pred = inference_detector(detector, img).pred_instances.cpu().numpy()
     keep = (pred.labels == person_label) & (pred.scores > score_thr)
@@ -64,14 +66,17 @@ def whole_image_person_share(model: nn.Module, width: int, height: int) -> float
     return min(crop_aspect / image_aspect, image_aspect / crop_aspect)
 
 
-def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int, notices: Notices) -> None:
+def _notice_whole_image_box(model: nn.Module, name: str, width: int, height: int, notices: Notices,
+                            stream: Optional[str] = None) -> None:
+    """Said for every image (once per video or stream) whose whole-image box is far from the model's aspect."""
     share = whole_image_person_share(model, width, height)
     if share < 0.75:
-        notices.warn('whole-image', f'{name}: no person boxes and no detector, so the whole {width}x{height} image is '
-                     'one box; expanded '
-                  f'to the model\'s aspect ratio, a person filling the image covers {share:.0%} of the crop, where '
-                  'top-down models are less accurate. Pass --bboxes or --det-config/--det-checkpoint (a person '
-                     'detector) for reliable keypoints. (Shown once per run.)')
+        once = f' (shown once for {stream})' if stream else ''
+        notices.warn(f'whole-image:{stream or name}',
+                     f'{name}: no person boxes and no detector, so the whole {width}x{height} image is one box; '
+                     f'expanded to the model\'s aspect ratio, a person filling the image covers {share:.0%} of the '
+                     'crop, where top-down models are less accurate. Pass --bboxes or --det-config/--det-checkpoint '
+                     f'(a person detector) for reliable keypoints.{once}')
 
 
 def inference_pose_topdown(model: nn.Module,
@@ -84,7 +89,8 @@ def inference_pose_topdown(model: nn.Module,
                            batch_size: int = 8,
                            pipeline: Optional[Compose] = None,
                            name: Optional[str] = None,
-                           notices: Optional[Notices] = None) -> List[PoseDataSample]:
+                           notices: Optional[Notices] = None,
+                           stream: Optional[str] = None) -> List['PoseDataSample']:
     """Estimate the pose of every person box in ``img`` (a path or a BGR array) with the model's test path.
 
     Boxes come from ``bboxes`` (N, 4) or (N, 5) with scores, in ``bbox_format`` ('xyxy' or 'xywh'; checked with
@@ -100,6 +106,7 @@ def inference_pose_topdown(model: nn.Module,
         name: Names the image in error messages (default: the path, or ``'image'``).
         notices: Warnings already shown (:class:`~sapiens2.apis.notices.Notices`), so that the frames of a video warn
             once; default: a new one (every call warns).
+        stream: The video or stream ``img`` is a frame of: its notices are said once for it (images: each one).
 
     Returns:
         One ``PoseDataSample`` per box; ``pred_instances.keypoints`` (1, K, 2) are in image pixels,
@@ -116,10 +123,10 @@ def inference_pose_topdown(model: nn.Module,
     else:
         height, width = image.shape[:2]
         boxes = np.array([[0, 0, width, height, 1]], dtype=np.float32)
-        _notice_whole_image_box(model, name, width, height, notices or Notices())
+        _notice_whole_image_box(model, name, width, height, notices or Notices(), stream)
     pipeline = pipeline or inference_pipeline(model.cfg)
     infos = [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
-    results: List[PoseDataSample] = []
+    results: List['PoseDataSample'] = []
     for start in range(0, len(infos), batch_size):
         results += run_test_step(model, pipeline, infos[start:start + batch_size])
     return results

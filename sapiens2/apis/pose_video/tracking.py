@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -126,6 +125,7 @@ class PoseTracker:
                     ids[col] = track_id
         else:
             similarity = self.similarity(bboxes, keypoints, scores, frame)
+            from scipy.optimize import linear_sum_assignment  # a second of imports that a photo does not need
             rows, cols = linear_sum_assignment(-similarity) if similarity.size else ((), ())
             for row, col in zip(rows, cols):
                 if similarity[row, col] >= self.min_similarity:

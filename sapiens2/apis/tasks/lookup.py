@@ -32,6 +32,7 @@ def task_class(cfg) -> type:
 def _task_type_for_head(cfg) -> str:
     head = cfg.model.get('head') or cfg.model.get('decode_head') or {}
     head_type = str(head.get('type', '')).split('.')[-1]
+    INFERENCE_TASKS.import_from_location()  # the tasks register when first looked up
     for name, task_cls in INFERENCE_TASKS.module_dict.items():
         if head_type in getattr(task_cls, 'head_types', ()):
             return name

@@ -147,7 +147,7 @@ class PoseInferenceTask(BaseInferenceTask):
             samples = inference_pose_topdown(
                 self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
                 det_nms_thr=self.nms_thr, batch_size=self.batch_size, pipeline=self.pipeline, name=name,
-                notices=self.notices)
+                notices=self.notices, stream=stream)
         if not samples:
             if boxes is None or (self.detector is not None and not len(boxes)):
                 once = f' (shown once for {stream})' if stream else ''

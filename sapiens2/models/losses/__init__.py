@@ -1,11 +1,12 @@
-"""Loss modules: one file per loss. The segmentation losses register into mmseg's registry where it is installed."""
+"""Loss modules: one file per loss. The segmentation losses (mmseg's registry) load on first use and register with
+the seg part (:mod:`sapiens2.registration`)."""
+from sapiens2.utils.lazy_exports import lazy_exports
 from sapiens2.utils.optional import is_installed
 
 from .masked import MaskedGradientMSELoss, MaskedL1Loss
 
-__all__ = ['MaskedGradientMSELoss', 'MaskedL1Loss']
+__getattr__, __dir__ = lazy_exports(__name__, {'Sapiens2SegCrossEntropyLoss': '.seg_cross_entropy_loss',
+                                               'Sapiens2DiceLoss': '.seg_dice_loss'})
 
-if is_installed('mmseg'):
-    from .seg_cross_entropy_loss import Sapiens2SegCrossEntropyLoss  # noqa: F401
-    from .seg_dice_loss import Sapiens2DiceLoss  # noqa: F401
-    __all__ += ['Sapiens2SegCrossEntropyLoss', 'Sapiens2DiceLoss']
+__all__ = ['MaskedGradientMSELoss', 'MaskedL1Loss'] + \
+    ['Sapiens2SegCrossEntropyLoss', 'Sapiens2DiceLoss'] * is_installed('mmseg')

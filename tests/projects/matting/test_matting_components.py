@@ -132,4 +132,4 @@ def test_inference_drops_the_ground_truth_transforms_of_the_test_pipeline():
     from sapiens2.apis.pipeline import inference_pipeline
     from sapiens2.engine.launch import load_config
     kept = [type(t).__name__ for t in inference_pipeline(load_config(NANO)).transforms]
-    assert kept == ['LoadImageFromNDArray', 'Letterbox', 'PackDenseInputs']
+    assert kept == ['LoadImageFromArray', 'Letterbox', 'PackDenseInputs']
