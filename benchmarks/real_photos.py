@@ -2,6 +2,7 @@
 49 more COCO people in 16 photos with all 17 keypoints, and LSPET's held-out split when given.
 
     OMP_NUM_THREADS=2 python benchmarks/real_photos.py                 # the shipped pose-tiny, seg-tiny, matting-tiny
+    python benchmarks/real_photos.py --pose none --ccp data/ccp_bodyparts  # also the CCP held-out split
     python benchmarks/real_photos.py --pose configs/pose/my_pose.py --pose-weights work_dirs/x/pose.safetensors
     python benchmarks/real_photos.py --lspet data/lspet    # + LSPET's held-out people, converted by
     # python tools/dataset_converters/lspet_to_coco.py --lspet data/lspet --out data/lspet/annotations
@@ -22,6 +23,11 @@
   many keypoints a picture would draw (at or above ``--kpt-thr``): an empty photo should get none.
 * **seg / matting**: the person foreground (seg labels > 0; alpha >= 0.5) against the union of the COCO polygons,
   as IoU, on the photos whose people all have polygons; beside the person boxes filled in (a box-filled mask).
+* **CCP held-out** (``--ccp DIR``: the folder ``tools/dataset_converters/ccp_to_bodyparts.py`` wrote; skipped
+  without it): on its ``val/`` photos (Clothing Co-Parsing, Yang, Luo and Lin, CVPR 2014; one standing person
+  each), the person IoU (model foreground against every pixel CCP labels; mean over the photos) beside the true
+  person's bounding box filled in, and for seg the IoU of each class CCP speaks for (those in its converted label
+  maps; pixels it leaves unassigned, 255, are not scored), summed over the photos as mmseg's IoUMetric does.
 
 The SynthHumans-trained models have never seen a real person: these figures say how far that carries. Far too few
 people to train or tune on; the data's provenance is in ``benchmarks/data/realpose/README.md``.
@@ -294,6 +300,73 @@ def foreground_scores(task, people: List[Person], root: str, foreground) -> Dict
 FOREGROUND = {'seg': lambda result: result['labels'] > 0, 'matting': lambda result: result['alpha'] >= 0.5}
 
 
+def class_iou(pairs, num_classes: int, ignore_index: int = 255) -> np.ndarray:
+    """(num_classes, ) IoU of each class over (prediction, truth) label maps, intersections and unions summed over
+    the pairs (mmseg's IoUMetric); truth pixels at ``ignore_index`` are not scored; NaN for a class in neither."""
+    import torch
+    from mmseg.evaluation.metrics import IoUMetric
+    intersection, union = np.zeros(num_classes), np.zeros(num_classes)
+    for pred, truth in pairs:
+        area = IoUMetric.intersect_and_union(torch.from_numpy(np.asarray(pred, np.int64)),
+                                             torch.from_numpy(np.asarray(truth, np.int64)), num_classes, ignore_index)
+        intersection += area[0].numpy()
+        union += area[1].numpy()
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return np.where(union > 0, intersection / union, np.nan)
+
+
+def ccp_samples(root: str) -> List[str]:
+    """The names of the held-out CCP photos in ``<root>/val`` (``rgb/<name>.jpg``, ``seg/`` and ``alpha/`` PNGs)."""
+    folders = [osp.join(root, 'val', sub) for sub in ('rgb', 'seg', 'alpha')]
+    if not all(osp.isdir(folder) for folder in folders):
+        raise SystemExit(f'--ccp {root}: no val/rgb, val/seg and val/alpha there; make them with '
+                         'tools/dataset_converters/ccp_to_bodyparts.py --src <clothing-co-parsing> --out DIR')
+    names = sorted(osp.splitext(f)[0] for f in os.listdir(folders[0]) if f.endswith('.jpg'))
+    missing = [n for n in names if not all(osp.isfile(osp.join(folders[i], f'{n}.png')) for i in (1, 2))]
+    if not names or missing:
+        raise SystemExit(f'--ccp {root}: {len(missing)} of {len(names)} photos in val/rgb lack their val/seg or '
+                         f'val/alpha PNG (e.g. {missing[:3]}); rerun ccp_to_bodyparts.py to complete them')
+    return names
+
+
+def bounding_box_mask(mask: np.ndarray) -> np.ndarray:
+    """The bounding box of a (H, W) bool mask, filled (all False for an empty mask)."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    box = np.zeros_like(mask, bool)
+    if rows.size:
+        box[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1] = True
+    return box
+
+
+def ccp_scores(task, root: str, foreground, class_names: Optional[Sequence[str]] = None) -> Dict[str, float]:
+    """Person IoU on the CCP held-out photos (mean over photos), of the model's ``foreground(result)`` and of the
+    true person's bounding box; with ``class_names`` (seg) also ``IoU <class>`` of every class CCP's maps hold."""
+    person_iou, boxed, pairs = [], [], []
+    for name in ccp_samples(root):
+        image = cv2.imread(osp.join(root, 'val', 'rgb', f'{name}.jpg'))
+        truth = cv2.imread(osp.join(root, 'val', 'alpha', f'{name}.png'), cv2.IMREAD_GRAYSCALE) > 127
+        result = task.predict([image])[0]
+        person_iou.append(iou(foreground(result), truth))
+        boxed.append(iou(bounding_box_mask(truth), truth))
+        if class_names is not None:
+            labels = cv2.imread(osp.join(root, 'val', 'seg', f'{name}.png'), cv2.IMREAD_UNCHANGED)
+            pairs.append((np.asarray(result['labels']), labels))
+    scores = {'IoU': float(np.mean(person_iou)), 'box IoU': float(np.mean(boxed)), 'photos': len(person_iou)}
+    if class_names is not None:
+        present = np.unique(np.concatenate([truth[truth != 255] for _, truth in pairs]))
+        per_class = class_iou(pairs, len(class_names))
+        scores.update({f'IoU {class_names[c]}': float(per_class[c]) for c in present})
+    return scores
+
+
+def seg_class_names(task) -> List[str]:
+    """The class names of a seg inference task's model (its layout; the 29 classes by default)."""
+    from sapiens2.structures import layout
+    model = task.model
+    names = layout.class_names(getattr(model, 'dataset_meta', None), model.decode_head.num_classes)
+    return names or [str(c) for c in range(model.decode_head.num_classes)]
+
+
 def build_task(model: str, weights: Optional[str], device: str):
     from sapiens2.apis import Sapiens2Inferencer
     # fp32: the figures in the docs (the default is auto)
@@ -309,6 +382,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument('--lspet', default=None,
                         help=f'an LSP-Extended folder (images/, {LSPET_VAL} from lspet_to_coco.py): its held-out '
                         'people too')
+    parser.add_argument('--ccp', default=None,
+                        help='the converted Clothing Co-Parsing folder (tools/dataset_converters/ccp_to_bodyparts.py '
+                        '--out): seg and matting on its val/ split too')
     parser.add_argument('--device', default='cpu')
     parser.add_argument('--kpt-thr', type=float, default=None,
                         help='keypoint score threshold of the "drawn" share (default: the pose task\'s, as '
@@ -345,10 +421,23 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         if model == 'none':
             continue
         start = time.perf_counter()
-        scores = foreground_scores(build_task(model, getattr(args, f'{task}_weights'), args.device), people,
-                                   args.data, FOREGROUND[task])
+        inference = build_task(model, getattr(args, f'{task}_weights'), args.device)
+        scores = foreground_scores(inference, people, args.data, FOREGROUND[task])
         print(f'{task} {model}: person-foreground IoU {scores["IoU"]:.3f}, box-filled mask {scores["box IoU"]:.3f} '
               f'(mean over {scores["photos"]} photos with polygons; {time.perf_counter() - start:.1f} s)')
+        if args.ccp is None:
+            print(f'{task} {model} on CCP held-out: skipped (give --ccp DIR, made by '
+                  'tools/dataset_converters/ccp_to_bodyparts.py)')
+            continue
+        start = time.perf_counter()
+        classes = seg_class_names(inference) if task == 'seg' else None
+        scores = ccp_scores(inference, args.ccp, FOREGROUND[task], classes)
+        per_class = {k[4:]: v for k, v in scores.items() if k.startswith('IoU ')}
+        print(f'{task} {model} on CCP held-out: person IoU {scores["IoU"]:.3f}, bounding box {scores["box IoU"]:.3f} '
+              f'(mean over {scores["photos"]} photos; {time.perf_counter() - start:.1f} s)')
+        if per_class:
+            print('  per class: ' + ', '.join(f'{k} {v:.3f}' for k, v in per_class.items()) +
+                  f' (mIoU {np.nanmean(list(per_class.values())):.3f})')
 
 
 if __name__ == '__main__':

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from sapiens2.metainfo import load_metainfo
+from sapiens2.metainfo.seg29 import load_seg29
 from tests.scripts import load_script
 
 
@@ -153,3 +154,76 @@ def test_the_shipped_pose_model_runs_on_the_real_people(bench, capsys):
     assert min(map(float, per_joint.values())) <= drawn + 0.005 and max(map(float, per_joint.values())) >= drawn - 0.005
     bench.main(['--seg', 'none', '--matting', 'none', '--kpt-thr', '0'])  # every keypoint scores at least 0
     assert re.search(r'drawn@0\.0 1\.000', capsys.readouterr().out)
+
+
+def test_class_iou_sums_over_photos_and_skips_ignored_pixels(bench):
+    truth_a = np.array([[0, 0, 1, 1], [0, 0, 1, 255]])
+    pred_a = np.array([[0, 1, 1, 1], [0, 0, 1, 2]])  # one background pixel called 1; the ignored pixel called 2
+    truth_b = np.array([[1, 1], [1, 1]])
+    pred_b = np.array([[1, 1], [0, 0]])
+    per_class = bench.class_iou([(pred_a, truth_a), (pred_b, truth_b)], num_classes=3)
+    # class 0: intersection 3 (a) + 0 (b), union 4 (a) + 2 (b); class 1: 3 + 2 over 4 + 4; class 2: nowhere scored
+    assert per_class[0] == pytest.approx(3 / 6) and per_class[1] == pytest.approx(5 / 8) and np.isnan(per_class[2])
+
+
+def test_bounding_box_mask(bench):
+    mask = np.zeros((6, 8), bool)
+    mask[1, 2] = mask[4, 5] = True
+    box = bench.bounding_box_mask(mask)
+    assert box.sum() == 4 * 4 and box[1:5, 2:6].all()
+    assert not bench.bounding_box_mask(np.zeros((3, 3), bool)).any()
+
+
+class _LabelTask:
+    """Stands in for a seg model: returns the label maps it is given, photo by photo (keyed by the mean value)."""
+
+    def __init__(self, labels_by_value):
+        self.labels_by_value = labels_by_value
+
+    def predict(self, images):
+        return [dict(labels=self.labels_by_value[int(images[0].mean())])]
+
+
+def _ccp_folder(root, photos):
+    import cv2
+    for sub in ('rgb', 'seg', 'alpha'):
+        (root / 'val' / sub).mkdir(parents=True, exist_ok=True)
+    for name, (value, labels) in photos.items():
+        cv2.imwrite(str(root / 'val' / 'rgb' / f'{name}.jpg'), np.full(labels.shape + (3, ), value, np.uint8))
+        cv2.imwrite(str(root / 'val' / 'seg' / f'{name}.png'), labels.astype(np.uint8))
+        cv2.imwrite(str(root / 'val' / 'alpha' / f'{name}.png'), np.where(labels > 0, 255, 0).astype(np.uint8))
+    return root
+
+
+def test_ccp_scores_person_and_class_iou(bench, tmp_path):
+    truth = np.zeros((8, 6), np.uint8)
+    truth[2:6, 2:4] = 4  # hair, 8 pixels
+    truth[6:8, 2:4] = 255  # person, part unknown (ignored in the class IoU, foreground in the person mask)
+    pred = np.zeros((8, 6), np.uint8)
+    pred[2:8, 2:4] = 4
+    pred[0, 0] = 7  # a background pixel called a body part
+    root = _ccp_folder(tmp_path / 'ccp', {'0001': (50, truth)})
+    task = _LabelTask({50: pred})
+    scores = bench.ccp_scores(task, str(root), bench.FOREGROUND['seg'], load_seg29()['class_names'])
+    assert scores['photos'] == 1
+    assert scores['IoU'] == pytest.approx(12 / 13)  # person: 12 pixels, one false positive
+    assert scores['box IoU'] == pytest.approx(1.0)
+    assert scores['IoU Hair'] == pytest.approx(1.0)  # the ignored rows are not scored
+    assert scores['IoU Background'] == pytest.approx(35 / 36)
+    assert set(k for k in scores if k.startswith('IoU ')) == {'IoU Background', 'IoU Hair'}  # the classes CCP has
+    matting = bench.ccp_scores(_AlphaTask(), str(root), bench.FOREGROUND['matting'])
+    assert matting['IoU'] == pytest.approx(0.0) and not any(k.startswith('IoU ') for k in matting)
+
+
+class _AlphaTask:
+    def predict(self, images):
+        return [dict(alpha=np.zeros(images[0].shape[:2], np.float32))]
+
+
+def test_ccp_folder_problems_are_one_line(bench, tmp_path):
+    with pytest.raises(SystemExit, match='no val/rgb, val/seg and val/alpha'):
+        bench.ccp_samples(str(tmp_path))
+    root = _ccp_folder(tmp_path / 'ccp', {'0001': (50, np.zeros((4, 4), np.uint8))})
+    (root / 'val' / 'alpha' / '0001.png').unlink()
+    with pytest.raises(SystemExit, match='1 of 1 photos in val/rgb lack'):
+        bench.ccp_samples(str(root))
