@@ -162,8 +162,8 @@ def test_bad_inputs_fail_clearly(tmp_path):
     with pytest.raises(ValueError, match='uint8 BGR'):
         as_bgr_uint8(np.zeros((4, 4, 3), np.float32))
     (tmp_path / 'broken.png').write_bytes(b'not an image')
-    with pytest.raises(OSError, match=r'cannot read image .*broken\.png'):
-        list(collect_sources(str(tmp_path / 'broken.png'))[0].frames())
+    with pytest.raises(ValueError, match=r'broken\.png is not an image OpenCV can read'):  # before any decoding
+        collect_sources(str(tmp_path / 'broken.png'))
 
 
 def test_truncated_files_name_the_file(tmp_path):
