@@ -1,10 +1,15 @@
-"""Linear layers in int8 for CPU inference: int8 weights per output channel, int8 activations per token.
+"""Linear layers in int8 for CPU inference, in one of two kernels (``KERNELS``; :func:`quantize_linears`).
 
-Both scales are symmetric (absmax / 127); the product runs as an int8 x int8 -> int32 matrix multiply
-(``torch._int_mm``, which takes VNNI where the CPU has it). Per-token activation scales keep the error near bf16's
-on transformer activations, whose magnitude varies by token. Fast only with the blocks compiled
-(``Sapiens2(compile=True)``), where inductor fuses the quantization and the rescale into the surrounding kernels;
-docs/performance.md has the figures.
+``'int_mm'`` (:class:`Int8Linear`, CPUs with VNNI or AMX int8): int8 weights per output channel, int8 activations
+per token, both scales symmetric (absmax / 127); the product runs as an int8 x int8 -> int32 matrix multiply
+(``torch._int_mm``). Per-token activation scales keep the error near bf16's on transformer activations, whose
+magnitude varies by token. Fast only with the blocks compiled (``Sapiens2(compile=True)``), where inductor fuses the
+quantization and the rescale into the surrounding kernels.
+
+``'fbgemm'`` (AVX2 CPUs without VNNI): torch's own dynamic int8 linear layers (``torch.ao.nn.quantized.dynamic``,
+fbgemm's AVX2 kernels): int8 weights per output channel, activations quantized per call to 7-bit unsigned integers
+(fbgemm's ``reduce_range``, so that AVX2's 16-bit sums of products cannot saturate). Fast eager: the quantization,
+the packed product and the rescale are one op. docs/performance.md has the figures of both.
 """
 import torch
 from torch import nn
@@ -43,13 +48,31 @@ class Int8Linear(nn.Module):
         return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
 
 
-def quantize_linears(module: nn.Module) -> int:
-    """Replace every ``nn.Linear`` inside ``module`` by an :class:`Int8Linear`, in place; returns how many."""
+#: The int8 kernels of :func:`quantize_linears` (:func:`sapiens2.utils.devices.int8_kernel` picks one per CPU).
+KERNELS = ('int_mm', 'fbgemm')
+
+
+def quantize_linears(module: nn.Module, kernel: str = 'int_mm') -> int:
+    """Replace every ``nn.Linear`` inside ``module`` by its int8 version of ``kernel`` (:data:`KERNELS`), in place;
+    returns how many."""
+    if kernel not in KERNELS:
+        raise ValueError(f'int8 kernel {kernel!r} is not one of {", ".join(KERNELS)}')
     count = 0
     for name, child in module.named_children():
         if isinstance(child, nn.Linear):
-            setattr(module, name, Int8Linear(child))
+            setattr(module, name, Int8Linear(child) if kernel == 'int_mm' else dynamic_int8_linear(child))
             count += 1
         else:
-            count += quantize_linears(child)
+            count += quantize_linears(child, kernel)
     return count
+
+
+def dynamic_int8_linear(linear: nn.Linear) -> nn.Module:
+    """torch's dynamic int8 version of ``linear`` (fbgemm; weights per output channel) for the CPU."""
+    from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
+    from torch.ao.quantization import per_channel_dynamic_qconfig
+    linear.qconfig = per_channel_dynamic_qconfig
+    try:
+        return DynamicLinear.from_float(linear)
+    finally:
+        del linear.qconfig
