@@ -397,7 +397,7 @@ def main(argv=None) -> None:
                      for peer in peers if peer not in ('transformers', *ORT_PEERS)}
             print(f'{"":9s} head alone: {statistics.median(heads_alone[part]["transformers"]):.2f} s transformers; '
                   'speed-up ' + ', '.join(f'{peer} {ratio:.2f}x' for peer, ratio in alone.items()))
-    print(f'(* the peer our default, --dtype auto, runs here; load average at the end '
+    print('(* the peer our default, --dtype auto, runs here; load average at the end '
           + ' '.join(f'{v:.1f}' for v in os.getloadavg()) + ')')
     for part in (p for p in parts if 'ort-fp32' in peers and times[p]['ort-fp32']):
         name = 'backbone' if part == 'backbone' else f'{part} task'

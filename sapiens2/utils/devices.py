@@ -9,7 +9,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 #: (backend, device type) -> the dtypes that run there. A new backend is a new row; the command line, the inferencer
 #: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model);
-#: torch's int8 on the CPU is the backbone's linear layers in int8, compiled (sapiens2.models.layers.int8_linear).
+#: torch's int8 on the CPU is the backbone's linear layers in int8 (sapiens2.models.layers.int8_linear).
 DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ('torch', 'cpu'): ('fp32', 'bf16', 'int8'),
     ('torch', 'cuda'): ('fp32', 'fp16', 'bf16'),
@@ -245,8 +245,8 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
     torch: bf16 on a CPU that computes bf16 natively (AVX512-BF16 or AMX) and on a CUDA GPU that does (compute
     capability 8.0 on); on another CPU int8 where :data:`INT8_MEASURED` says it stays within the accuracy bound and
     pays on that CPU class (AVX2); fp32 elsewhere (an older GPU too: fp16 can overflow where the bf16-trained models
-    do not, so it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8 model
-    (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs state
+    do not, so it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8
+    model (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs state
     for each precision (docs/performance.md: precisions on the CPU).
     """
     device_type = str(device).split(':')[0]
@@ -282,8 +282,8 @@ def _cpu_int8_or_fp32(runs: Sequence[str]) -> Tuple[str, str]:
     if measured is None or 'int8' not in runs or int8_kernel() != 'fbgemm':
         return 'fp32', f'{no_bf16}; int8 is not measured to pay on this CPU class ({kind})'
     if measured.metric_change > AUTO_METRIC_CHANGE or measured.speedup <= 1.0:
-        return 'fp32', (f'{no_bf16}; int8 on {kind} was measured at {measured.metric_change:.2f} % of fp32\'s tiny-model '
-                        f'metrics and {measured.speedup:.2f}x its speed ({measured.source}), not within '
+        return 'fp32', (f'{no_bf16}; int8 on {kind} was measured at {measured.metric_change:.2f} % of fp32\'s '
+                        f'tiny-model metrics and {measured.speedup:.2f}x its speed ({measured.source}), not within '
                         f'{AUTO_METRIC_CHANGE:g} % and faster')
     return 'int8', (f'{no_bf16}; {kind}: int8 linear layers measured within {measured.metric_change:.2f} % of fp32 on '
                     f'the tiny models, {measured.speedup:.2f}x fp32 on the 0.4b ({measured.source}); --dtype fp32 for '

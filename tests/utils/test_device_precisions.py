@@ -265,6 +265,8 @@ PRECISION_REL_L2 = {'bf16': 0.03, 'int8 int_mm': 0.05, 'int8 fbgemm': 0.05}
 def pose_tiny_on_people():
     """The shipped pose-tiny, its fp32 heatmaps and its normalised input: two rendered SynthHumans scenes, whose
     peaked heatmaps make the error meaningful (on noise its near-flat heatmaps are mostly rounding noise)."""
+    from mmengine.model import ImgDataPreprocessor
+
     from sapiens2.apis import init_model
     from sapiens2.datasets.synthhumans.render import render_image
     from sapiens2.datasets.synthhumans.scene import sample_scene
@@ -272,7 +274,7 @@ def pose_tiny_on_people():
     model = init_model(*resolve_model('pose-tiny'), device='cpu')
     images = [render_image(sample_scene(np.random.default_rng(seed), (256, 192))) for seed in (3, 4)]
     inputs = [torch.from_numpy(image).permute(2, 0, 1).contiguous() for image in images]
-    x = model.data_preprocessor(dict(inputs=inputs), False)['inputs']
+    x = ImgDataPreprocessor.forward(model.data_preprocessor, dict(inputs=inputs), False)['inputs']  # normalised
     with torch.no_grad():
         fp32 = model(x, None, mode='tensor')
     return model, x, fp32

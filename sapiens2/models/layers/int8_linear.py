@@ -6,11 +6,14 @@ per token, both scales symmetric (absmax / 127); the product runs as an int8 x i
 magnitude varies by token. Fast only with the blocks compiled (``Sapiens2(compile=True)``), where inductor fuses the
 quantization and the rescale into the surrounding kernels.
 
-``'fbgemm'`` (AVX2 CPUs without VNNI): torch's own dynamic int8 linear layers (``torch.ao.nn.quantized.dynamic``,
-fbgemm's AVX2 kernels): int8 weights per output channel, activations quantized per call to 7-bit unsigned integers
-(fbgemm's ``reduce_range``, so that AVX2's 16-bit sums of products cannot saturate). Fast eager: the quantization,
-the packed product and the rescale are one op. docs/performance.md has the figures of both.
+``'fbgemm'`` (:class:`TokenScaledInt8Linear`, AVX2 CPUs without VNNI, where ``torch._int_mm`` has no fast kernel):
+torch's own dynamic int8 linear layers (``torch.ao.nn.quantized.dynamic``, fbgemm's AVX2 kernels) on tokens scaled
+to one range: int8 weights per output channel, activations quantized per call to 7-bit unsigned integers (fbgemm's
+``reduce_range``, so that AVX2's 16-bit sums of products cannot saturate). Fast eager: no compiling.
+docs/performance.md has the figures of both.
 """
+import warnings
+
 import torch
 from torch import nn
 
@@ -60,19 +63,42 @@ def quantize_linears(module: nn.Module, kernel: str = 'int_mm') -> int:
     count = 0
     for name, child in module.named_children():
         if isinstance(child, nn.Linear):
-            setattr(module, name, Int8Linear(child) if kernel == 'int_mm' else dynamic_int8_linear(child))
+            setattr(module, name, Int8Linear(child) if kernel == 'int_mm' else TokenScaledInt8Linear(child))
             count += 1
         else:
             count += quantize_linears(child, kernel)
     return count
 
 
-def dynamic_int8_linear(linear: nn.Linear) -> nn.Module:
-    """torch's dynamic int8 version of ``linear`` (fbgemm; weights per output channel) for the CPU."""
-    from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
-    from torch.ao.quantization import per_channel_dynamic_qconfig
-    linear.qconfig = per_channel_dynamic_qconfig
-    try:
-        return DynamicLinear.from_float(linear)
-    finally:
-        del linear.qconfig
+class TokenScaledInt8Linear(nn.Module):
+    """torch's dynamic int8 linear layer (fbgemm, weights per output channel) on tokens scaled to one range.
+
+    fbgemm quantizes its input with one scale per call; tokens of very different sizes (the SwiGLU product that
+    ``w3`` reads) then lose the small ones (pose-tiny's heatmaps: 9 % relative L2 error against fp32, 1.1 % with
+    ``w3`` left in fp32). Each token is divided by its absmax before and multiplied by it after (exact for a linear
+    map without bias; the bias is added after), so the per-call scale acts per token, as in :class:`Int8Linear`.
+    """
+
+    def __init__(self, linear: nn.Linear) -> None:
+        super().__init__()
+        from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
+        from torch.ao.quantization import per_channel_dynamic_qconfig
+        self.in_features, self.out_features = linear.in_features, linear.out_features
+        bias = linear.bias.detach().float() if linear.bias is not None else None
+        self.register_buffer('bias', bias)
+        plain = nn.Linear(linear.in_features, linear.out_features, bias=False)
+        plain.weight = linear.weight
+        plain.qconfig = per_channel_dynamic_qconfig
+        with warnings.catch_warnings():  # torch 2.14 says quantized tensors move to torchao (not a dependency)
+            warnings.filterwarnings('ignore', message='torch.quantize_per_tensor, torch.quantize_per_channel')
+            self.linear = DynamicLinear.from_float(plain)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = x.abs().amax(dim=-1, keepdim=True).float().clamp_min(1e-12)
+        out = self.linear((x.float() / scale)) * scale
+        if self.bias is not None:
+            out = out + self.bias
+        return out.to(x.dtype)
+
+    def extra_repr(self) -> str:
+        return f'in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}'
