@@ -246,8 +246,8 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
     capability 8.0 on); on another CPU int8 where :data:`INT8_MEASURED` says it stays within the accuracy bound and
     pays on that CPU class (AVX2); fp32 elsewhere (an older GPU too: fp16 can overflow where the bf16-trained models
     do not, so it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8
-    model (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs state
-    for each precision (docs/performance.md: precisions on the CPU).
+    model (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs
+    state for each precision (docs/performance.md: precisions on the CPU).
     """
     device_type = str(device).split(':')[0]
     runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type), ())
