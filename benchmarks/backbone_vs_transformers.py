@@ -71,6 +71,7 @@ AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16', 'ours-fast-bf16')  # under C
 FAST_PEERS = ('ours-fast', 'ours-fast-bf16')  # compiled blocks, fused q/k/v
 BF16_PEERS = (*AUTOCAST_PEERS, 'transformers-bf16w')  # need a CPU with native bf16
 THEIR_PEERS = ('transformers', 'transformers-bf16', 'transformers-bf16w')
+ORT_MODULES = ('onnxruntime', 'onnxscript')  # what the ort-* peers import
 #: A transformers peer is a fair reference (``vs best``) when its output is this close to ours (relative L2).
 CORRECT_REL_L2 = 0.05
 TASKS = ('backbone', 'pose', 'seg', 'normal')
@@ -211,7 +212,7 @@ def skipped_peers(peers: List[str]) -> Dict[str, str]:
             check_dtype('int8', 'cpu')
         except ValueError as error:
             why[INT8_PEER] = str(error)
-    missing = [m for m in ('onnxruntime', 'onnxscript') if importlib.util.find_spec(m) is None]
+    missing = [m for m in ORT_MODULES if importlib.util.find_spec(m) is None]
     if missing:
         why.update({p: f'{" and ".join(missing)} not installed (pip install -e .[deploy])' for p in ORT_PEERS
                     if p in peers})

@@ -67,9 +67,11 @@ def test_peers_this_cpu_cannot_run_are_skipped_with_the_reason(bench, capsys, mo
     def refuse(dtype, device, backend='torch'):
         raise ValueError(f'dtype {dtype} with the torch backend needs a CPU with AVX2')
     monkeypatch.setattr(bench, 'check_dtype', refuse)
+    monkeypatch.setattr(bench, 'ORT_MODULES', ('onnxruntime', 'no_such_module'))  # as without onnxscript
     bench.main([*NANO, '--tasks', 'backbone', '--peers', 'all'])
     out = capsys.readouterr().out
     assert re.search(r'^transformers-bf16 and ours-bf16 and ours-fast-bf16 and transformers-bf16w skipped: this CPU '
                      r'has neither AVX512-BF16 nor AMX', out, re.M)
     assert re.search(r'^ours-int8 skipped: dtype int8 with the torch backend needs a CPU with AVX2$', out, re.M)
+    assert re.search(r'^ort-fp32 and ort-int8 and ort-fp32-op18 skipped: no_such_module not installed', out, re.M)
     assert rows(out, 'backbone') == ['transformers', 'ours', 'ours-fast']
