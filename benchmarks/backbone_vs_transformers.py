@@ -1,49 +1,54 @@
 """Our backbone and task models next to Hugging Face transformers' Sapiens2, same weights, same process, interleaved.
 
+    python benchmarks/backbone_vs_transformers.py --peers all --tasks pose --repeats 3   # every peer this CPU runs
     python benchmarks/backbone_vs_transformers.py                       # 0.4b at 1024x768, fp32, CPU, all tasks
     python benchmarks/backbone_vs_transformers.py --tasks backbone --repeats 3 --profile
     python benchmarks/backbone_vs_transformers.py --arch sapiens2_nano --size 128 96 --repeats 1   # quick check
-    python benchmarks/backbone_vs_transformers.py --peers transformers ours ours-bf16 ort-fp32 ort-int8 \
-        --tasks pose seg normal                                        # the precisions of issue 28
-    python benchmarks/backbone_vs_transformers.py --peers transformers transformers-bf16 transformers-bf16w ours \
-        ours-bf16 ort-fp32 ort-int8 --tasks pose                       # fair peers: each library at its best
     python benchmarks/backbone_vs_transformers.py --quick              # a smoke run of every peer (seconds)
 
 Peers, one model each (ours toggled between its modes): ``transformers`` (``Sapiens2Model`` with SDPA and the
 official task heads as ``Sapiens2Head``, weights converted from ours by ``transformers_peer.py`` through
-sapiens2.interop), ``ours`` (the default: the official function) and ``ours-fast`` (``compile=True, fuse_qkv=True``;
-heads in channels-last). Other peers (``--peers``): ``ours-bf16`` and ``transformers-bf16`` (ours / transformers'
-model under ``torch.autocast('cpu', torch.bfloat16)``), ``ours-fast-bf16`` (``ours-fast``'s compiled blocks
-under that autocast, heads in the default layout), ``ours-fast-int8`` (those compiled blocks with their linear
-layers in int8, :mod:`sapiens2.models.layers.int8_linear`; the rest under bf16 autocast where the CPU computes bf16
-natively, else fp32), ``transformers-bf16w`` (transformers' model and input in
-bf16, as ``from_pretrained(..., torch_dtype=torch.bfloat16)`` loads it; no autocast) -- the bf16 peers are skipped on
-a CPU without AVX512-BF16 or AMX, where ``--dtype bf16`` is refused --, ``ort-fp32`` and ``ort-int8``: each task
-model (backbone + head, fp32 RoPE) exported to ONNX in a temporary folder (``sapiens2.deploy.export``), and its
-dynamic int8 quantization (``sapiens2.deploy.quantize``), run by ONNX Runtime's CPU provider with as many threads as
-torch; these time the whole task model (no backbone row).
-They are exported at ONNX opset 23 (attention as one fused ``Attention`` node); ``ort-fp32-op18`` is the same model
-exported at opset 18 (attention as MatMul-Softmax-MatMul), which measures what the fused node gains.
+sapiens2.interop), ``ours`` (the default: the official function, checked against the official release's golden
+vectors in tests/models/backbones/test_sapiens2.py; the official code itself is not a dependency, so ``ours`` is the
+official model's row) and ``ours-fast`` (``compile=True, fuse_qkv=True``; heads in channels-last). Other peers
+(``--peers``, or ``--peers all`` for every one): ``ours-bf16`` and ``transformers-bf16`` (ours / transformers' model
+under ``torch.autocast('cpu', torch.bfloat16)``), ``ours-fast-bf16`` (``ours-fast``'s compiled blocks under that
+autocast, heads in the default layout), ``ours-int8`` (``--dtype int8`` as this CPU runs it,
+:meth:`Sapiens2.quantize_int8`: per-token int8 linear layers, compiled, with VNNI or AMX; torch's dynamic int8
+linear layers (fbgemm) on AVX2; the rest under bf16 autocast where the CPU computes bf16 natively, else fp32;
+``ours-fast-int8`` is its old name), ``transformers-bf16w`` (transformers' model and input in bf16, as
+``from_pretrained(..., torch_dtype=torch.bfloat16)`` loads it; no autocast), ``ort-fp32`` and ``ort-int8``: each
+part (the backbone, or backbone + head) exported to ONNX in a temporary folder (``sapiens2.deploy.export``, fp32
+RoPE), and its dynamic int8 quantization (``sapiens2.deploy.quantize``), run by ONNX Runtime's CPU provider with as
+many threads as torch. They are exported at ONNX opset 23 (attention as one fused ``Attention`` node);
+``ort-fp32-op18`` is the same model at opset 18 (attention as MatMul-Softmax-MatMul).
+
+A peer this CPU or this install cannot run is reported as skipped, with the reason, in one line: the bf16 peers
+without native bf16 (AVX512-BF16 or AMX; torch would emulate it), ``ours-int8`` where ``--dtype int8`` is refused,
+the ``ort-*`` peers without onnxruntime and onnxscript.
+
 Every repeat times each peer's backbone once and each head on that peer's feature map; a task model's time is
-backbone + head. The header names the CPU and its speed flags (AVX2, AVX-512, VNNI, BF16, AMX) and the precision
-our default (``--dtype auto``) runs there. Prints per part the median time, the speed-up over transformers in fp32
-and over transformers' fastest correct peer (``vs best``: the fastest of ``transformers``, ``transformers-bf16`` and
-``transformers-bf16w`` whose output is within ``CORRECT_REL_L2`` of ours; medians of per-repeat ratios),
-the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a dense fp32 GEMM of the
-backbone's largest shape timed in the same repeats, and how far each output is from ours (max abs and relative
-L2; for seg also the share of pixels with the same label). ``--profile`` adds a profile by op of one backbone
-forward of each of our torch peers asked for, and with ONNX Runtime peers the share of time of each ONNX op type
-in one run.
+backbone + head (an ONNX Runtime peer times the exported part whole). The header names the CPU and its speed flags
+(AVX2, AVX-512, VNNI, BF16, AMX), the load average and the precision our default (``--dtype auto``) runs there.
+Prints per part the median time and its spread ((max - min) / median over the repeats), the speed-up over
+transformers in fp32 (the median of per-repeat ratios, and their range) and over transformers' fastest correct peer
+(``vs best``: the fastest of ``transformers``, ``transformers-bf16`` and ``transformers-bf16w`` whose output is within
+``CORRECT_REL_L2`` of ours), the achieved GFLOP/s (FLOPs counted by ``torch.utils.flop_counter``) as a share of a
+dense fp32 GEMM of the backbone's largest shape timed in the same repeats, and how far each output is from ours (max
+abs and relative L2; for seg also the share of pixels with the same label). ``--profile`` adds a profile by op of one
+backbone forward of each of our torch peers asked for, and with ONNX Runtime peers the share of time of each ONNX op
+type in one run.
 """
 import argparse
 import copy
+import importlib.util
 import os
 import os.path as osp
 import statistics
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 import torch
 from torch import nn
@@ -54,17 +59,19 @@ from transformers_peer import build_peer, check_mapping  # noqa: E402
 
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.layers.compiled_block import CompiledBlockRunner  # noqa: E402
-from sapiens2.utils.devices import auto_dtype, cpu_runs_bf16, cpu_summary  # noqa: E402
+from sapiens2.utils.devices import auto_dtype, autocast_dtype, check_dtype, cpu_runs_bf16, cpu_summary  # noqa: E402
 
 PEERS = ('transformers', 'ours', 'ours-fast')
-ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ours-fast-bf16', 'ours-fast-int8',
+INT8_PEER = 'ours-int8'  # --dtype int8 as this CPU runs it (its own copy of the backbone)
+ALL_PEERS = (*PEERS, 'transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ours-fast-bf16', INT8_PEER,
              'ort-fp32', 'ort-int8', 'ort-fp32-op18')
+ALIASES = {'ours-fast-int8': INT8_PEER}  # old names still accepted on the command line
 ORT_PEERS = ('ort-fp32', 'ort-int8', 'ort-fp32-op18')
 AUTOCAST_PEERS = ('transformers-bf16', 'ours-bf16', 'ours-fast-bf16')  # under CPU bf16 autocast
 FAST_PEERS = ('ours-fast', 'ours-fast-bf16')  # compiled blocks, fused q/k/v
-INT8_PEER = 'ours-fast-int8'  # compiled blocks, int8 linear layers (its own copy of the backbone)
 BF16_PEERS = (*AUTOCAST_PEERS, 'transformers-bf16w')  # need a CPU with native bf16
 THEIR_PEERS = ('transformers', 'transformers-bf16', 'transformers-bf16w')
+ORT_MODULES = ('onnxruntime', 'onnxscript')  # what the ort-* peers import
 #: A transformers peer is a fair reference (``vs best``) when its output is this close to ours (relative L2).
 CORRECT_REL_L2 = 0.05
 TASKS = ('backbone', 'pose', 'seg', 'normal')
@@ -127,30 +134,31 @@ def differences(out: torch.Tensor, ref: torch.Tensor, task: str = '') -> str:
 
 
 class TaskModel(nn.Module):
-    """Backbone + head as one module (what ``ort-*`` peers export)."""
+    """Backbone + head as one module (what ``ort-*`` peers export); without a head, the backbone's feature map."""
 
-    def __init__(self, backbone: nn.Module, head: nn.Module) -> None:
+    def __init__(self, backbone: nn.Module, head: Optional[nn.Module] = None) -> None:
         super().__init__()
-        self.backbone, self.head = backbone, head
+        self.backbone, self.head = backbone, head if head is not None else nn.Identity()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.backbone(x)[-1])
 
 
-def ort_sessions(backbone: Sapiens2, heads: Dict[str, nn.Module], example: torch.Tensor, folder: str,
+def ort_sessions(backbone: Sapiens2, heads: Dict[str, Optional[nn.Module]], example: torch.Tensor, folder: str,
                  peers: List[str], profile: bool) -> Dict[str, Dict[str, object]]:
-    """{task: {peer: onnxruntime session}}: each task model exported with fp32 RoPE, and quantized for int8."""
+    """{part: {peer: onnxruntime session}}: each part (a head, or None for the backbone alone) exported with fp32
+    RoPE, and quantized for int8."""
     import onnxruntime
 
     from sapiens2.deploy.export import export_onnx, set_rope_dtype
     from sapiens2.deploy.quantize import quantize_onnx
     sessions: Dict[str, Dict[str, object]] = {}
-    for task, head in heads.items():
+    for part, head in heads.items():
         start = time.perf_counter()
         model = copy.deepcopy(TaskModel(backbone, head)).eval()
         set_rope_dtype(model, torch.float32)
-        paths = {'ort-fp32': osp.join(folder, f'{task}.onnx'), 'ort-int8': osp.join(folder, f'{task}.int8.onnx'),
-                 'ort-fp32-op18': osp.join(folder, f'{task}.op18.onnx')}
+        paths = {'ort-fp32': osp.join(folder, f'{part}.onnx'), 'ort-int8': osp.join(folder, f'{part}.int8.onnx'),
+                 'ort-fp32-op18': osp.join(folder, f'{part}.op18.onnx')}
         with torch.no_grad():
             export_onnx(model, example, paths['ort-fp32'], dynamic_batch=False)
             if 'ort-fp32-op18' in peers:
@@ -158,15 +166,15 @@ def ort_sessions(backbone: Sapiens2, heads: Dict[str, nn.Module], example: torch
         if 'ort-int8' in peers:
             quantize_onnx(paths['ort-fp32'], paths['ort-int8'])
         del model
-        sessions[task] = {}
+        sessions[part] = {}
         for peer in (p for p in ORT_PEERS if p in peers):
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads, options.inter_op_num_threads = torch.get_num_threads(), 1
             options.enable_profiling = profile
-            options.profile_file_prefix = osp.join(folder, f'profile-{task}-{peer}')  # removed with the folder
-            sessions[task][peer] = onnxruntime.InferenceSession(paths[peer], options,
+            options.profile_file_prefix = osp.join(folder, f'profile-{part}-{peer}')  # removed with the folder
+            sessions[part][peer] = onnxruntime.InferenceSession(paths[peer], options,
                                                                 providers=['CPUExecutionProvider'])
-        print(f'  exported {task} to ONNX in {time.perf_counter() - start:.0f} s', flush=True)
+        print(f'  exported {part} to ONNX in {time.perf_counter() - start:.0f} s', flush=True)
     return sessions
 
 
@@ -183,8 +191,8 @@ def ort_profile(session) -> str:
 
 
 def autocasts(peer: str) -> bool:
-    """Whether ``peer`` runs under CPU bf16 autocast (the int8 peer where the CPU computes bf16 natively)."""
-    return peer in AUTOCAST_PEERS or (peer == INT8_PEER and cpu_runs_bf16())
+    """Whether ``peer`` runs under CPU bf16 autocast (the int8 peer as ``--dtype int8`` runs the rest)."""
+    return peer in AUTOCAST_PEERS or (peer == INT8_PEER and autocast_dtype('int8') is not None)
 
 
 def set_fast(backbone: Sapiens2, fast: bool) -> None:
@@ -193,32 +201,75 @@ def set_fast(backbone: Sapiens2, fast: bool) -> None:
         backbone.block_runner if fast else None)
 
 
-def main(argv=None) -> None:
+def skipped_peers(peers: List[str]) -> Dict[str, str]:
+    """{peer: why} for the peers of ``peers`` that this CPU or this install does not run."""
+    why: Dict[str, str] = {}
+    if not cpu_runs_bf16():
+        why.update({p: 'this CPU has neither AVX512-BF16 nor AMX (torch would emulate bf16, slower than fp32)'
+                    for p in BF16_PEERS if p in peers})
+    if INT8_PEER in peers:
+        try:
+            check_dtype('int8', 'cpu')
+        except ValueError as error:
+            why[INT8_PEER] = str(error)
+    missing = [m for m in ORT_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        why.update({p: f'{" and ".join(missing)} not installed (pip install -e .[deploy])' for p in ORT_PEERS
+                    if p in peers})
+    return why
+
+
+def spread(values: List[float]) -> float:
+    """(max - min) / median of ``values``: how far the repeats of one peer are apart."""
+    return (max(values) - min(values)) / statistics.median(values)
+
+
+def ratios(ref: List[float], t: List[float]) -> List[float]:
+    """Per-repeat speed-ups ``ref / t`` (the repeats are interleaved, so a load change hits both)."""
+    return [r / s for r, s in zip(ref, t)]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--arch', default='sapiens2_0.4b')
     parser.add_argument('--size', type=int, nargs=2, default=(1024, 768), metavar=('H', 'W'))
     parser.add_argument('--tasks', nargs='+', choices=TASKS, default=list(TASKS))
     parser.add_argument('--repeats', type=int, default=2)
     parser.add_argument('--profile', action='store_true')
-    parser.add_argument('--peers', nargs='+', choices=ALL_PEERS, default=list(PEERS),
-                        help='transformers first (the reference of the speed-ups); ours is the reference of outputs')
+    parser.add_argument('--peers', nargs='+', choices=(*ALL_PEERS, *ALIASES, 'all'), default=list(PEERS),
+                        help='transformers first (the reference of the speed-ups); ours is the reference of outputs; '
+                        'all: every peer')
     parser.add_argument('--quick', action='store_true',
-                        help='a smoke run of every peer but ours-fast: sapiens2_nano at 64x48, seg, one repeat')
+                        help='a smoke run of every peer but the compiled ones: sapiens2_nano at 64x48, seg, one repeat')
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f'--repeats must be at least 1, got {args.repeats}')
+    peers = [ALIASES.get(p, p) for p in args.peers]
+    if 'all' in peers:
+        peers = list(ALL_PEERS)
     if args.quick:
         args.arch, args.size, args.tasks, args.repeats = 'sapiens2_nano', (64, 48), ['backbone', 'seg'], 1
-        args.peers = [p for p in ALL_PEERS if p not in (*FAST_PEERS, INT8_PEER)]  # (compiling takes a test's time)
-    peers = list(dict.fromkeys(['transformers', 'ours', *args.peers]))
-    skipped = [p for p in BF16_PEERS if p in peers and not cpu_runs_bf16()]
-    if skipped:
-        peers = [p for p in peers if p not in skipped]
-        print(f'{" and ".join(skipped)} skipped: this CPU has neither AVX512-BF16 nor AMX (torch would emulate bf16)')
+        peers = [p for p in ALL_PEERS if p not in (*FAST_PEERS, INT8_PEER)]  # (compiling takes a test's time)
+    args.peers = list(dict.fromkeys(['transformers', 'ours', *peers]))
+    args.tasks = list(dict.fromkeys(args.tasks))
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    skipped = skipped_peers(args.peers)
+    for reason in dict.fromkeys(skipped.values()):
+        print(f'{" and ".join(p for p, r in skipped.items() if r == reason)} skipped: {reason}')
+    peers = [p for p in args.peers if p not in skipped]
     quiet_mmengine()
     torch.manual_seed(0)
     print(f'{args.arch} at {args.size[0]}x{args.size[1]}, batch 1, fp32, CPU, {torch.get_num_threads()} threads, '
-          f'median of {args.repeats} interleaved repeats after one warm-up, load average {os.getloadavg()[0]:.1f}')
+          f'median of {args.repeats} interleaved repeats after one warm-up, load average '
+          + ' '.join(f'{v:.1f}' for v in os.getloadavg()) + ' (1, 5, 15 min)')
     print(f'CPU: {cpu_summary()}')
-    print('our default (--dtype auto) here: {} ({})'.format(*auto_dtype('cpu')))
+    default, why = auto_dtype('cpu')
+    auto_peer = {'fp32': 'ours', 'bf16': 'ours-bf16', 'int8': INT8_PEER}.get(default, 'ours')
+    print(f'our default (--dtype auto) here: {default} ({why}): peer {auto_peer}')
     print(f'key mapping check (fp32 RoPE, nano): max abs difference {check_mapping():.1e}')
 
     backbone = Sapiens2(arch=args.arch, img_size=tuple(args.size), out_type='featmap').eval()
@@ -262,7 +313,6 @@ def main(argv=None) -> None:
                 return head(feature.contiguous(memory_format=torch.channels_last))
             return head(feature)
 
-
     with torch.no_grad():
         flops = dict(backbone=counted_flops(lambda: run_backbone('ours')))
         feature = run_backbone('ours')
@@ -270,90 +320,93 @@ def main(argv=None) -> None:
             flops[task] = counted_flops(lambda: run_head(task, 'ours', feature))
     gemm_flops = 2 * gemm_a.shape[0] * gemm_a.shape[1] * gemm_b.shape[1]
 
-    # times[part][peer]: per repeat; a task's backbone time is that of the backbone forward its head ran on.
-    times: Dict[str, Dict[str, List[float]]] = {part: {p: [] for p in peers} for part in ['backbone', *heads]}
-    backbone_times: Dict[str, Dict[str, List[float]]] = {task: {p: [] for p in peers} for task in heads}
+    # times[part][peer]: seconds per repeat (a task: backbone + head); heads_alone[task][peer]: the head's share.
+    parts = ['backbone', *heads]
+    times: Dict[str, Dict[str, List[float]]] = {part: {p: [] for p in peers} for part in parts}
+    heads_alone: Dict[str, Dict[str, List[float]]] = {task: {p: [] for p in peers} for task in heads}
     gemm: List[float] = []
-    outputs: Dict[str, Dict[str, torch.Tensor]] = {}
+    outputs: Dict[str, Dict[str, torch.Tensor]] = {part: {} for part in parts}
     profiles: List[str] = []
     onnx_peers = [p for p in peers if p in ORT_PEERS]
-    # With ONNX Runtime peers, one task at a time (the sessions of the 0.4b hold 3-4 GB per task), else all at once.
-    for group in ([[t] for t in heads] if onnx_peers else [list(heads)]):
+    # With ONNX Runtime peers, one part at a time (the sessions of the 0.4b hold 3-4 GB per part), else all at once.
+    # The torch peers' backbone row is timed in one group only (that of the backbone part, else the first), so that
+    # every peer of a row has one time per repeat of the same group (ratios pair interleaved runs).
+    ort_parts = [p for p in args.tasks if p in parts]
+    groups = [[p] for p in ort_parts] if onnx_peers else [list(heads)]
+    backbone_group = next((i for i, g in enumerate(groups) if 'backbone' in g), 0)
+    for index, group in enumerate(groups):
+        tasks = [t for t in group if t in heads]
         with tempfile.TemporaryDirectory(prefix='bench-onnx-') as folder:
-            sessions = ort_sessions(backbone, {t: heads[t]['ours'] for t in group}, x, folder, onnx_peers,
-                                    args.profile) if onnx_peers else {}
+            sessions = ort_sessions(backbone, {p: heads[p]['ours'] if p in heads else None for p in group}, x,
+                                    folder, onnx_peers, args.profile) if onnx_peers else {}
             for repeat in range(args.repeats + 1):  # round 0 warms up (and compiles); not timed
                 seconds, _ = timed(lambda: gemm_a @ gemm_b)
-                if repeat:
+                if repeat and index == backbone_group:
                     gemm.append(gemm_flops / seconds)
                 for peer in peers:
-                    if peer in ORT_PEERS:  # the whole task model
-                        for task in group:
+                    if peer in ORT_PEERS:  # the whole exported part
+                        for part in group:
                             seconds, out = timed(lambda: torch.from_numpy(
-                                sessions[task][peer].run(None, {'x': x.numpy()})[0]))
+                                sessions[part][peer].run(None, {'x': x.numpy()})[0]))
                             if repeat:
-                                times[task][peer].append(seconds)
-                                backbone_times[task][peer].append(0.0)
-                            outputs.setdefault(task, {})[peer] = out
+                                times[part][peer].append(seconds)
+                            outputs[part][peer] = out
                         continue
                     backbone_seconds, feature = timed(lambda: run_backbone(peer))
                     if repeat == 0:
                         print(f'  warm-up {peer} backbone: {backbone_seconds:.1f} s', flush=True)
-                    else:
+                    elif index == backbone_group:
                         times['backbone'][peer].append(backbone_seconds)
-                    outputs.setdefault('backbone', {})[peer] = feature
-                    for task in group:
+                    outputs['backbone'][peer] = feature
+                    for task in tasks:
                         seconds, out = timed(lambda: run_head(task, peer, feature))
                         if repeat:
-                            times[task][peer].append(seconds)
-                            backbone_times[task][peer].append(backbone_seconds)
-                        outputs.setdefault(task, {})[peer] = out
+                            times[task][peer].append(backbone_seconds + seconds)
+                            heads_alone[task][peer].append(seconds)
+                        outputs[task][peer] = out
             if args.profile:
-                profiles += [f'ONNX Runtime profile of {task} {peer} ({args.repeats + 1} runs): '
-                             f'{ort_profile(session)}' for task, by_peer in sessions.items()
+                profiles += [f'ONNX Runtime profile of {part} {peer} ({args.repeats + 1} runs): '
+                             f'{ort_profile(session)}' for part, by_peer in sessions.items()
                              for peer, session in by_peer.items()]
-            sessions.clear()  # frees them before the next task's
+            sessions.clear()  # frees them before the next part's
 
     rate = statistics.median(gemm)
-    print(f'dense fp32 GEMM {gemm_a.shape[0]}x{gemm_a.shape[1]}x{gemm_b.shape[1]}: {rate / 1e9:.0f} GFLOP/s')
-    print(f'{"part":9s} {"peer":18s} {"seconds":>8s} {"speed-up":>8s} {"vs best":>8s} {"GFLOP/s":>8s} {"% GEMM":>7s}  '
-          'output vs ours')
-
-    def part_times(task: str, peer: str) -> List[float]:
-        """Per repeat: the backbone's seconds, or a task model's (backbone + head)."""
-        return times['backbone'][peer] if task == 'backbone' else [
-            b + h for b, h in zip(backbone_times[task][peer], times[task][peer])]
-
-    for task in ['backbone', *heads]:
-        correct = [p for p in THEIR_PEERS if p in peers and (
-            p == 'transformers' or relative_l2(outputs[task][p], outputs[task]['ours']) < CORRECT_REL_L2)]
-        best = min(correct, key=lambda p: statistics.median(part_times(task, p)))
-        for peer in peers:
-            if task == 'backbone' and peer in ORT_PEERS:
-                continue
-            t, ref, ref_best = (part_times(task, p) for p in (peer, 'transformers', best))
-            total = flops['backbone'] + (flops[task] if task != 'backbone' else 0)
-            speedup = statistics.median(r / s for r, s in zip(ref, t))
-            speedup_best = statistics.median(r / s for r, s in zip(ref_best, t))
+    print(f'dense fp32 GEMM {gemm_a.shape[0]}x{gemm_a.shape[1]}x{gemm_b.shape[1]}: {rate / 1e9:.0f} GFLOP/s '
+          f'(spread {100 * spread(gemm):.0f} %)')
+    print(f'{"part":9s} {"peer":18s} {"seconds":>8s} {"spread":>7s} {"speed-up":>8s} {"range":>11s} {"vs best":>8s} '
+          f'{"GFLOP/s":>8s} {"% GEMM":>7s}  output vs ours')
+    for part in parts:
+        measured = [p for p in peers if times[part][p]]
+        correct = [p for p in THEIR_PEERS if p in measured and (
+            p == 'transformers' or relative_l2(outputs[part][p], outputs[part]['ours']) < CORRECT_REL_L2)]
+        best = min(correct, key=lambda p: statistics.median(times[part][p]))
+        name = 'backbone' if part == 'backbone' else f'{part} task'
+        total = flops['backbone'] + (flops[part] if part != 'backbone' else 0)
+        for peer in measured:
+            t = times[part][peer]
+            speedups = ratios(times[part]['transformers'], t)
+            speedup_best = statistics.median(ratios(times[part][best], t))
             achieved = total / statistics.median(t)
-            name = 'backbone' if task == 'backbone' else f'{task} task'
-            diff = '' if peer == 'ours' else differences(outputs[task][peer], outputs[task]['ours'], task)
-            print(f'{name:9s} {peer:18s} {statistics.median(t):8.2f} {speedup:7.2f}x {speedup_best:7.2f}x '
-                  f'{achieved / 1e9:8.1f} {100 * achieved / rate:6.1f}%  {diff}')
+            diff = '' if peer == 'ours' else differences(outputs[part][peer], outputs[part]['ours'], part)
+            label = f'{peer}*' if peer == auto_peer else peer
+            print(f'{name:9s} {label:18s} {statistics.median(t):8.2f} {100 * spread(t):6.0f}% '
+                  f'{statistics.median(speedups):7.2f}x {min(speedups):5.2f}-{max(speedups):4.2f}x '
+                  f'{speedup_best:7.2f}x {achieved / 1e9:8.1f} {100 * achieved / rate:6.1f}%  {diff}')
         print(f'{"":9s} vs best: against {best}, transformers\' fastest peer within rel L2 {CORRECT_REL_L2} of ours')
-        if task != 'backbone':
-            alone = {peer: statistics.median(r / s for r, s in zip(times[task]['transformers'], times[task][peer]))
+        if part in heads:
+            alone = {peer: statistics.median(ratios(heads_alone[part]['transformers'], heads_alone[part][peer]))
                      for peer in peers if peer not in ('transformers', *ORT_PEERS)}
-            print(f'{"":9s} head alone: {statistics.median(times[task]["transformers"]):.2f} s transformers; speed-up '
-                  + ', '.join(f'{peer} {ratio:.2f}x' for peer, ratio in alone.items()))
-    if 'ort-fp32' in peers:
-        for task in heads:
-            ratio = statistics.median((b + h) / o for b, h, o in zip(
-                backbone_times[task]['ours'], times[task]['ours'], times[task]['ort-fp32']))
-            print(f'{task} task: ort-fp32 at {ratio:.2f}x ours (torch eager fp32)')
-            if 'ort-fp32-op18' in peers:
-                fused = statistics.median(o / f for o, f in zip(times[task]['ort-fp32-op18'], times[task]['ort-fp32']))
-                print(f'{task} task: ort-fp32 (opset 23, fused Attention) at {fused:.2f}x ort-fp32-op18')
+            print(f'{"":9s} head alone: {statistics.median(heads_alone[part]["transformers"]):.2f} s transformers; '
+                  'speed-up ' + ', '.join(f'{peer} {ratio:.2f}x' for peer, ratio in alone.items()))
+    print('(* the peer our default, --dtype auto, runs here; load average at the end '
+          + ' '.join(f'{v:.1f}' for v in os.getloadavg()) + ')')
+    for part in (p for p in parts if 'ort-fp32' in peers and times[p]['ort-fp32']):
+        name = 'backbone' if part == 'backbone' else f'{part} task'
+        print(f'{name}: ort-fp32 at {statistics.median(ratios(times[part]["ours"], times[part]["ort-fp32"])):.2f}x '
+              'ours (torch eager fp32)')
+        if 'ort-fp32-op18' in peers:
+            fused = statistics.median(ratios(times[part]['ort-fp32-op18'], times[part]['ort-fp32']))
+            print(f'{name}: ort-fp32 (opset 23, fused Attention) at {fused:.2f}x ort-fp32-op18')
     if args.profile:
         print('\n'.join(profiles))
         from torch.profiler import ProfilerActivity, profile

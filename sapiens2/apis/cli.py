@@ -44,11 +44,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--device', default=None, help='cpu, cuda or cuda:N (default: cuda when available)')
     parser.add_argument('--dtype', default=AUTO, choices=DTYPES + (AUTO, ),
                         help='forward precision (default auto: bf16 on CPUs with AVX512-BF16 or AMX and on CUDA GPUs '
-                        'that compute bf16 natively, int8 for a bundle with an int8 model, else fp32; the pick is '
-                        'said in one line and recorded in the outputs: docs/inference.md). fp32: the official '
-                        'numerics; bf16/fp16 use autocast (fp16 on GPUs only); int8: an int8 bundle with '
-                        'onnxruntime, or with torch on a CPU with VNNI the backbone\'s linear layers in int8, '
-                        'compiled at the first call')
+                        'that compute bf16 natively, int8 on CPU classes where it was measured to pay (AVX2) and for '
+                        'a bundle with an int8 model, else fp32; the pick is said in one line and recorded in the '
+                        'outputs: docs/inference.md). fp32: the official numerics; bf16/fp16 use autocast (fp16 on '
+                        'GPUs only); int8: an int8 bundle with onnxruntime, or with torch the backbone\'s linear '
+                        'layers in int8 (AVX2: torch\'s dynamic int8 layers; VNNI: compiled at the first call)')
     parser.add_argument('--compile', action='store_true',
                         help='run the backbone compiled (torch): seconds to a minute at the first call, then faster '
                         '(e.g. bf16 on AMX CPUs 1.1-1.2x); for folders and videos (docs/performance.md)')

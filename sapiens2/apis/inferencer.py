@@ -38,11 +38,12 @@ class Sapiens2Inferencer:
             ``None`` uses the alias' checkpoint (or random weights for a config, for testing only).
         device: ``'cpu'``, ``'cuda'``, ``'cuda:1'``...; default CUDA when available.
         dtype: ``'auto'`` (default): the fastest precision the device computes natively
-            (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and GPUs, int8 for an int8 bundle, else
-            fp32), said in one warning line (``DtypeNotice``) when the first call has checked its inputs and outputs,
-            and recorded in the pose and people JSON; ``'fp32'`` for the official numerics, ``'bf16'``/``'fp16'``
-            (autocast) or ``'int8'`` (onnxruntime; torch on a CPU with VNNI: int8 linear layers, compiled) where the
-            device and backend run it (``sapiens2.utils.devices``).
+            (:func:`~sapiens2.utils.devices.auto_dtype`: bf16 on bf16 CPUs and GPUs, int8 on CPU classes where it
+            was measured to pay and for an int8 bundle, else fp32), said in one warning line (``DtypeNotice``) when
+            the first call has checked its inputs and outputs, and recorded in the pose and people JSON; ``'fp32'``
+            for the official numerics, ``'bf16'``/``'fp16'`` (autocast) or ``'int8'`` (onnxruntime; torch: int8
+            linear layers, eager on AVX2, compiled with VNNI) where the device and backend run it
+            (``sapiens2.utils.devices``).
         batch_size: Images per forward (pose: person crops per forward).
         task_options: Per task name, arguments overriding the config's ``infer_task`` (e.g.
             ``{'pose': dict(kpt_thr=0.5)}``).

@@ -5,11 +5,11 @@ NVIDIA driver`` or ``Unexpected floating ScalarType`` from inside the forward). 
 torch is imported only when a device is resolved, so command lines can take the names without importing it.
 """
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 #: (backend, device type) -> the dtypes that run there. A new backend is a new row; the command line, the inferencer
 #: and the docs read this table. onnxruntime runs exported bundles (int8: a bundle exported with its int8 model);
-#: torch's int8 on the CPU is the backbone's linear layers in int8, compiled (sapiens2.models.layers.int8_linear).
+#: torch's int8 on the CPU is the backbone's linear layers in int8 (sapiens2.models.layers.int8_linear).
 DTYPES_BY_BACKEND_DEVICE: Dict[Tuple[str, str], Tuple[str, ...]] = {
     ('torch', 'cpu'): ('fp32', 'bf16', 'int8'),
     ('torch', 'cuda'): ('fp32', 'fp16', 'bf16'),
@@ -23,14 +23,37 @@ CPUINFO = '/proc/cpuinfo'
 #: How to run int8 with the onnxruntime backend, which runs exported bundles only: the hint names both steps.
 INT8_STEPS = ('export the model first (python tools/deploy/export.py CONFIG [CHECKPOINT] --out FOLDER --int8), then '
               'run the bundle: --model FOLDER --dtype int8 (the onnxruntime backend)')
-#: CPU flags of int8 dot products without 16-bit intermediate sums (which saturate), for torch's int8.
+#: CPU flags of int8 dot products without 16-bit intermediate sums (which saturate): torch's int8 runs per-token
+#: int8 products there (``Int8Linear``, compiled).
 INT8_DOT_FLAGS = ('avx512_vnni', 'avx_vnni', 'amx_int8')
+#: Without them, torch's int8 runs on AVX2 with torch's dynamic int8 linear layers (fbgemm: activations in 7 bits, so
+#: that the 16-bit sums cannot saturate), eager.
+AVX2_FLAG = 'avx2'
 #: The torch autocast dtype of each name (fp32 runs without autocast).
 _AUTOCAST = dict(bf16='bfloat16', fp16='float16')
 #: The dtype name that lets :func:`resolve_dtype` pick the fastest precision the device computes well.
 AUTO = 'auto'
 #: CPU flags that matter for inference speed, as /proc/cpuinfo names them (benchmarks print them).
 SPEED_FLAGS = ('avx2', 'avx512f', 'avx512_vnni', 'avx512_bf16', 'amx_tile', 'amx_bf16', 'amx_int8')
+
+
+class Int8Measurement(NamedTuple):
+    """What torch's int8 (``--dtype int8``) was measured to cost and gain on one CPU class (docs/performance.md)."""
+    #: The largest change of a shipped tiny model's validation metric against fp32, in % (the bound is 1 %).
+    metric_change: float
+    #: The 0.4b pose task at 1024x768: int8 against our fp32, median of interleaved repeats.
+    speedup: float
+    #: Where and when, for the notice line.
+    source: str
+
+
+#: Accuracy bound of a faster default: the tiny models' metrics within this % of fp32.
+AUTO_METRIC_CHANGE = 1.0
+#: int8 as measured, by CPU class (:func:`cpu_class`): ``auto`` picks int8 on a class only where it stayed within
+#: :data:`AUTO_METRIC_CHANGE` and ran faster than the dtype ``auto`` would pick otherwise. Only eager int8 is a
+#: candidate: the per-token int8 of VNNI and AMX CPUs compiles the blocks at the first call (seconds to a minute),
+#: which the default of a single photo must not cost, and those CPUs compute bf16 natively anyway.
+INT8_MEASURED: Dict[str, Int8Measurement] = {}
 
 
 def device_types(backend: str = 'torch') -> Tuple[str, ...]:
@@ -130,6 +153,38 @@ def cpu_model_name() -> str:
     return _cpuinfo_field(('model name', 'Model', 'Hardware')) or platform.processor() or 'unknown'
 
 
+def cpu_class() -> str:
+    """The CPU class of the speed tables (docs/performance.md): ``amx``, ``avx512_bf16``, ``vnni`` (int8 dot products
+    without native bf16), ``avx2`` (none of those: AVX2 only) or ``other``."""
+    flags = set(cpu_flags())
+    feature = cpu_bf16_feature()
+    if feature == 'amx':
+        return 'amx'
+    if feature:
+        return 'avx512_bf16'
+    if flags & set(INT8_DOT_FLAGS):
+        return 'vnni'
+    return 'avx2' if AVX2_FLAG in flags else 'other'
+
+
+def int8_kernel() -> Optional[str]:
+    """How torch's int8 runs on this CPU: ``'int_mm'`` (per-token int8 products, ``torch._int_mm``, compiled) with
+    int8 dot products, ``'fbgemm'`` (torch's dynamic int8 linear layers, eager) on AVX2 without them where torch has
+    the fbgemm engine, None where neither runs (:func:`check_dtype` refuses int8 there)."""
+    flags = set(cpu_flags())
+    if flags & set(INT8_DOT_FLAGS):
+        return 'int_mm'
+    if AVX2_FLAG in flags and torch_has_fbgemm():
+        return 'fbgemm'
+    return None
+
+
+def torch_has_fbgemm() -> bool:
+    """Whether this torch build has the fbgemm quantization engine (x86-64 builds do)."""
+    import torch
+    return bool({'fbgemm', 'x86'} & set(torch.backends.quantized.supported_engines))
+
+
 def cpu_summary() -> str:
     """One line for a benchmark's header: the CPU's model and which of :data:`SPEED_FLAGS` it has."""
     flags = set(cpu_flags())
@@ -154,16 +209,15 @@ def _check_cpu_bf16() -> None:
     if not cpu_runs_bf16():
         raise ValueError('dtype bf16 on the cpu needs a CPU with AVX512-BF16 or AMX, which this one lacks (torch '
                          'would emulate bf16, slower than fp32); run --dtype fp32, or int8: --dtype int8 on a CPU with '
-                         f'VNNI, else {INT8_STEPS} (docs/inference.md: devices and dtypes)')
+                         f'AVX2 or VNNI, else {INT8_STEPS} (docs/inference.md: devices and dtypes)')
 
 
 def _check_cpu_int8() -> None:
-    flags = set(cpu_flags())
-    if not flags & set(INT8_DOT_FLAGS):
-        raise ValueError('dtype int8 with the torch backend needs a CPU with VNNI or AMX int8 dot products ('
-                         f'{", ".join(INT8_DOT_FLAGS)}), which this one lacks (without them the products\' 16-bit '
-                         f'sums can saturate); run --dtype fp32, or int8 with ONNX Runtime: {INT8_STEPS} '
-                         '(docs/inference.md: devices and dtypes)')
+    if int8_kernel() is None:
+        raise ValueError('dtype int8 with the torch backend needs a CPU with AVX2 (and a torch with the fbgemm '
+                         f'engine) or with int8 dot products ({", ".join(INT8_DOT_FLAGS)}), which this one lacks; run '
+                         f'--dtype fp32, or int8 with ONNX Runtime: {INT8_STEPS} (docs/inference.md: devices and '
+                         'dtypes)')
 
 
 def autocast_dtype(dtype: str):
@@ -189,10 +243,11 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
     """The dtype ``auto`` runs on ``device`` with ``backend``, and why (docs/inference.md: devices and dtypes).
 
     torch: bf16 on a CPU that computes bf16 natively (AVX512-BF16 or AMX) and on a CUDA GPU that does (compute
-    capability 8.0 on), fp32 elsewhere (an older GPU too: fp16 can overflow where the bf16-trained models do not, so
-    it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8 model
-    (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs state
-    for each precision (docs/performance.md: precisions on the CPU).
+    capability 8.0 on); on another CPU int8 where :data:`INT8_MEASURED` says it stays within the accuracy bound and
+    pays on that CPU class (AVX2); fp32 elsewhere (an older GPU too: fp16 can overflow where the bf16-trained models
+    do not, so it is only run when asked for). onnxruntime: int8 where the table runs it and the bundle has an int8
+    model (``precisions``), else fp32. As the default of inference, ``auto`` must stay within the accuracy the docs
+    state for each precision (docs/performance.md: precisions on the CPU).
     """
     device_type = str(device).split(':')[0]
     runs = DTYPES_BY_BACKEND_DEVICE.get((backend, device_type), ())
@@ -202,7 +257,7 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
         feature = cpu_bf16_feature()
         if feature and 'bf16' in runs:
             return 'bf16', f'the CPU computes bf16 natively: {feature}'
-        return 'fp32', 'the CPU has no native bf16 (AVX512-BF16 or AMX); torch would emulate it, slower than fp32'
+        return _cpu_int8_or_fp32(runs)
     if backend == 'torch' and device_type == 'cuda':
         import torch
         index = int(str(device).split(':')[1]) if ':' in str(device) else None
@@ -216,6 +271,23 @@ def auto_dtype(device: str, backend: str = 'torch', precisions: Optional[Sequenc
     why = ('the bundle has no int8 model (export it with --int8)' if 'int8' in runs else
            f'{backend} runs {", ".join(runs)} on the {device_type}')
     return 'fp32', why
+
+
+def _cpu_int8_or_fp32(runs: Sequence[str]) -> Tuple[str, str]:
+    """``auto`` on a CPU without native bf16: int8 where :data:`INT8_MEASURED` says it holds on this CPU class and
+    it runs eager here, else fp32."""
+    no_bf16 = 'the CPU has no native bf16 (AVX512-BF16 or AMX)'
+    kind = cpu_class()
+    measured = INT8_MEASURED.get(kind)
+    if measured is None or 'int8' not in runs or int8_kernel() != 'fbgemm':
+        return 'fp32', f'{no_bf16}; int8 is not measured to pay on this CPU class ({kind})'
+    if measured.metric_change > AUTO_METRIC_CHANGE or measured.speedup <= 1.0:
+        return 'fp32', (f'{no_bf16}; int8 on {kind} was measured at {measured.metric_change:.2f} % of fp32\'s '
+                        f'tiny-model metrics and {measured.speedup:.2f}x its speed ({measured.source}), not within '
+                        f'{AUTO_METRIC_CHANGE:g} % and faster')
+    return 'int8', (f'{no_bf16}; {kind}: int8 linear layers measured within {measured.metric_change:.2f} % of fp32 on '
+                    f'the tiny models, {measured.speedup:.2f}x fp32 on the 0.4b ({measured.source}); --dtype fp32 for '
+                    'the official numerics')
 
 
 class DtypeNotice(UserWarning):

@@ -19,9 +19,17 @@ REPO = Path(__file__).resolve().parents[2]
 POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py')
 
 
-@pytest.mark.parametrize('feature, expected', [(None, 'fp32'), ('avx512_bf16', 'bf16')])
-def test_auto_is_said_once_and_recorded_in_the_pose_json(tmp_path, monkeypatch, capsys, feature, expected):
+@pytest.mark.parametrize('feature, int8_measured, expected', [
+    (None, False, 'fp32'), ('avx512_bf16', False, 'bf16'), (None, True, 'int8')])
+def test_auto_is_said_once_and_recorded_in_the_pose_json(tmp_path, monkeypatch, capsys, feature, int8_measured,
+                                                         expected):
+    """On an AVX2 CPU (mocked) auto runs int8 only where int8 was measured to hold there (``INT8_MEASURED``)."""
+    if expected == 'int8' and not devices.torch_has_fbgemm():
+        pytest.skip('this torch has no fbgemm engine')
     monkeypatch.setattr(devices, 'cpu_bf16_feature', lambda: feature)
+    monkeypatch.setattr(devices, 'cpu_flags', lambda: ('fpu', 'avx2'))
+    monkeypatch.setattr(devices, 'INT8_MEASURED', {'avx2': devices.Int8Measurement(0.2, 1.4, 'a test')}
+                        if int8_measured else {})
     rng = np.random.default_rng(0)
     for name in ('a', 'b'):
         cv2.imwrite(str(tmp_path / f'{name}.png'), rng.integers(0, 255, (80, 60, 3), dtype=np.uint8))

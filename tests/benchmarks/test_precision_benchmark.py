@@ -17,14 +17,15 @@ def test_quick_run_prints_a_row_per_precision(capsys, monkeypatch):
     bench.main(['--quick'])
     out = capsys.readouterr().out
     assert re.search(r'^CPU: .+; flags: ', out, re.M)
-    assert re.search(r'^part +peer +seconds +speed-up +vs best +GFLOP/s +% GEMM +output vs ours$', out, re.M)
-    assert re.search(r'^our default \(--dtype auto\) here: (bf16|fp32) \(.+\)$', out, re.M)
+    assert re.search(r'^part +peer +seconds +spread +speed-up +range +vs best +GFLOP/s +% GEMM +output vs ours$', out,
+                     re.M)
+    assert re.search(r'^our default \(--dtype auto\) here: (bf16|int8|fp32) \(.+\): peer ours', out, re.M)
     for peer in ('transformers', 'transformers-bf16', 'transformers-bf16w', 'ours', 'ours-bf16', 'ort-fp32', 'ort-int8',
                  'ort-fp32-op18'):
-        assert re.search(rf'^seg task +{peer} +\d+\.\d\d +\d+\.\d\dx +\d+\.\d\dx ', out, re.M), peer
+        assert re.search(rf'^seg task +{peer}\*? +\d+\.\d\d +\d+% +\d+\.\d\dx +[\d.-]+x +\d+\.\d\dx ', out, re.M), peer
     assert re.search(r'^ +vs best: against transformers(-bf16w?)?, transformers\' fastest peer', out, re.M)
     for peer in ('transformers-bf16', 'transformers-bf16w', 'ours-bf16', 'ort-fp32', 'ort-int8', 'ort-fp32-op18'):
-        line = re.search(rf'^seg task +{peer} .*$', out, re.M).group()
+        line = re.search(rf'^seg task +{peer}\*? .*$', out, re.M).group()
         share = float(re.search(r'labels ([\d.]+) % same', line).group(1))
         assert share > 90, line  # the same function, in another precision
     assert re.search(r'^seg task: ort-fp32 at \d+\.\d\dx ours \(torch eager fp32\)$', out, re.M)
@@ -53,7 +54,7 @@ def test_vs_best_leaves_out_a_peer_far_from_ours(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert re.search(r'^backbone +transformers-bf16 +\d+\.\d\d ', out, re.M)
     assert re.search(r'^ +vs best: against transformers, ', out, re.M)
-    assert re.search(r'^backbone +transformers +\d+\.\d\d +1\.00x +1\.00x ', out, re.M)
+    assert re.search(r'^backbone +transformers +\d+\.\d\d +\d+% +1\.00x +1\.00-1\.00x +1\.00x ', out, re.M)
 
 
 def test_transformers_with_bf16_weights_is_a_peer(capsys, monkeypatch):

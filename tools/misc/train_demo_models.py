@@ -19,7 +19,8 @@ Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap 
 ``sapiens2/demo_models`` (cards and table into ``--out``; with ``--num-train``/``--num-val`` on a smaller set).
 ``--bf16`` also evaluates the checkpoint in bf16 (torch autocast, as ``sapiens2-infer --dtype bf16`` runs it; mode
 ``trained_bf16`` in the card, its headline's change from fp32 printed); ``--int8`` with the backbone's linear layers
-in int8 and the rest in bf16 (mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). ``--average DIR
+in int8 as ``--dtype int8`` runs them on this CPU and the rest in bf16 where the CPU computes it natively, else fp32
+(mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). ``--average DIR
 DIR...`` replaces step 2 with the mean of the checkpoints in those folders (a model soup; its card holds each one's
 chain). Each step is one child process (``--evaluate`` is the internal entry point of step 4).
 """
@@ -47,7 +48,7 @@ DEFAULT_DATA_ROOT = 'data/synthhumans_demo'
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')  # where the checkpoints ship (package data)
 CONSTANT_FIT_SAMPLES = 64  # training images the dense constant predictors are fitted on
 BF16_MODE = 'trained_bf16'  # the checkpoint evaluated under bf16 autocast (--bf16)
-INT8_MODE = 'trained_int8'  # ... with the backbone's linear layers in int8, the rest under bf16 autocast (--int8)
+INT8_MODE = 'trained_int8'  # ... with the backbone's linear layers in int8 as --dtype int8 runs them (--int8)
 PRECISION_MODES = dict(bf16=BF16_MODE, int8=INT8_MODE)  # flag -> mode: the checkpoint in a faster precision
 # --init shipped: iterations of training that continue from the shipped checkpoint (peak lr, warm-up), sized so that
 # --jobs 2 --threads 1 takes about 45 min of training on 2 cores (pose on one core, the other five on the other).
@@ -362,6 +363,7 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
     from mmengine.registry import DefaultScope
 
     from sapiens2.engine.launch import build_runner, load_config, prepare_test_config
+    from sapiens2.utils.devices import autocast_dtype
     task = TASKS[task_name]
     for module in task.imports:
         __import__(module)
@@ -369,7 +371,9 @@ def evaluate(task_name: str, mode: str, checkpoint: Optional[str], data_root: Op
     trained = mode in ('trained', *PRECISION_MODES.values())
     cfg = prepare_test_config(cfg, task.config, checkpoint, work_dir) if trained else cfg
     cfg.work_dir = work_dir
-    if mode in PRECISION_MODES.values():  # MMEngine's test loop autocasts to bf16 on the CPU (not an outer autocast)
+    # MMEngine's test loop autocasts to bf16 on the CPU (not an outer autocast); int8 runs the rest as --dtype int8
+    # does: in bf16 where the CPU computes it natively, else in fp32
+    if mode == BF16_MODE or (mode == INT8_MODE and autocast_dtype('int8') is not None):
         cfg.test_cfg = dict(cfg.get('test_cfg') or dict(type='TestLoop'), fp16=True)
     cfg.default_hooks.pop('checkpoint', None)
     cfg.default_hooks.pop('visualization', None)
@@ -784,8 +788,8 @@ def parse_args() -> argparse.Namespace:
                         help='also evaluate the checkpoint in bf16 (torch autocast; needs a CPU with native bf16 to '
                         'be fast), as mode trained_bf16 in the card')
     parser.add_argument('--int8', action='store_true',
-                        help='also evaluate the checkpoint with the backbone\'s linear layers in int8 (the rest in '
-                        'bf16), as mode trained_int8 in the card')
+                        help='also evaluate the checkpoint with the backbone\'s linear layers in int8 as --dtype int8 '
+                        'runs them on this CPU, as mode trained_int8 in the card')
     parser.add_argument('--num-train', type=int, default=DATA['num_train'], help='training images to render')
     parser.add_argument('--num-val', type=int, default=DATA['num_val'], help='validation images to render')
     parser.add_argument('--seed', type=int, default=DATA['seed'],

@@ -8,6 +8,8 @@ from mmengine.registry import MODELS
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from sapiens2.utils.devices import int8_kernel
+
 from ..layers import (
     LayerScale,
     PatchEmbed,
@@ -242,12 +244,17 @@ class Sapiens2(BaseModule):
             if param is not None:
                 param.requires_grad = False
 
-    def quantize_int8(self, compile: bool = True) -> None:
-        """Put the blocks' linear layers in int8 (:mod:`..layers.int8_linear`), in place, and run the blocks
-        compiled (eager int8 is slower than bf16; ``compile=False`` for accuracy checks); for CPU inference only."""
-        quantize_linears(self.blocks)
+    def quantize_int8(self, compile: bool = True, kernel: Optional[str] = None) -> None:
+        """Put the blocks' linear layers in int8 (:mod:`..layers.int8_linear`), in place; for CPU inference only.
+
+        ``kernel``: ``'int_mm'`` or ``'fbgemm'``, by default the one this CPU runs
+        (:func:`sapiens2.utils.devices.int8_kernel`: per-token ``int_mm`` with VNNI or AMX, ``fbgemm`` on AVX2).
+        ``int_mm`` runs the blocks compiled (eager it is slower than bf16; ``compile=False`` for accuracy checks);
+        ``fbgemm`` is fast eager and is not compiled."""
+        kernel = kernel or int8_kernel() or 'int_mm'
+        quantize_linears(self.blocks, kernel)
         self.fuse_qkv = False  # the fused q/k/v weight is float; the int8 layers quantize q, k and v themselves
-        if compile:
+        if compile and kernel == 'int_mm':
             self.compile_blocks()
 
     def compile_blocks(self) -> None:
