@@ -611,7 +611,7 @@ def _write_seg_label_maps_safely() -> None:
     def patch(module: ModuleType) -> None:
         from PIL import Image
 
-        from sapiens2.engine.atomic_save import AtomicOutput
+        from sapiens2.utils.atomic_save import AtomicOutput
 
         class LabelMap:
             """``Image.fromarray(mask)`` whose ``save(path)`` writes atomically and never through a link."""
@@ -722,7 +722,7 @@ ADAPTATIONS: List[Adaptation] = [
     Adaptation(
         'atomic-local-writes', 'mmengine', ('0.10.7', ),
         "MMEngine's local file backend writes through a temporary file and os.replace, so a killed save never "
-        'leaves a truncated checkpoint (sapiens2.engine.atomic_save).',
+        'leaves a truncated checkpoint (sapiens2.utils.atomic_save).',
         _write_local_files_atomically),
     Adaptation(
         'atomic-last-checkpoint', 'mmengine', ('0.10.7', ),
@@ -805,7 +805,7 @@ ADAPTATIONS: List[Adaptation] = [
     Adaptation(
         'seg-label-maps-safe-writes', 'mmsegmentation', ('1.2.2', ),
         "mmseg's IoUMetric writes the label maps of tools/test.py --out (output_dir) through a temporary file and "
-        'os.replace, never through a symbolic link (sapiens2.engine.atomic_save), instead of PIL\'s save to the '
+        'os.replace, never through a symbolic link (sapiens2.utils.atomic_save), instead of PIL\'s save to the '
         'path.',
         _write_seg_label_maps_safely),
     Adaptation(

@@ -163,7 +163,7 @@ def test_runner_logs_the_config_path_at_info_and_the_config_at_debug(tmp_path, m
 def test_last_checkpoint_record_is_written_atomically(tmp_path, monkeypatch):
     import mmengine.hooks.checkpoint_hook as checkpoint_hook
 
-    from sapiens2.engine import atomic_save, work_dir_backend
+    from sapiens2.utils import atomic_save, work_dir_backend
     assert checkpoint_hook.open is work_dir_backend.open_writing_atomically
     record = tmp_path / 'last_checkpoint'
     with checkpoint_hook.open(str(record), 'w') as f:
@@ -420,7 +420,7 @@ def test_mmseg_label_maps_are_written_atomically_and_never_through_a_link(tmp_pa
     from mmseg.evaluation.metrics import IoUMetric
     from PIL import Image
 
-    from sapiens2.engine.atomic_save import LinkedOutputError
+    from sapiens2.utils.atomic_save import LinkedOutputError
     metric = IoUMetric(output_dir=str(tmp_path / 'out'), format_only=True)
     metric.dataset_meta = dict(classes=('a', 'b'))
     sample = dict(pred_sem_seg=dict(data=torch.ones(1, 4, 3, dtype=torch.long)), img_path='x/p0.jpg')

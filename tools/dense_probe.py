@@ -14,7 +14,7 @@ import sys
 from mmengine.registry import init_default_scope
 
 from sapiens2.config.cli_options import ConfigOptionsAction
-from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.engine.launch import load_config
 from sapiens2.utils import strict_json
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli

@@ -15,7 +15,7 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from sapiens2.engine.atomic_save import AtomicOutput
+from sapiens2.utils.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
 from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, get_entry, runnable_entries
 from sapiens2.utils.devices import AUTO

@@ -36,7 +36,7 @@ def write_bundle(model: 'nn.Module',
     :func:`bundle_files`. Files already there are replaced: the caller checks them (``OutputGuard``)."""
     from sapiens2.apis.builder import model_input_size
     from sapiens2.apis.tasks import task_class
-    from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.utils.atomic_save import atomic_write_text
 
     from .export import DEFAULT_OPSET, export_model
     input_size = model_input_size(model.cfg)

@@ -1,4 +1,4 @@
-"""MMEngine's local file backend and ``CheckpointHook``'s ``open``, made atomic (:mod:`.atomic_save`) and guarded by
+"""MMEngine's local file backend and ``CheckpointHook``'s ``open``, made atomic (:mod:`sapiens2.utils.atomic_save`) and guarded by
 the work dir's record (:mod:`.work_dir_record`): training never writes over or removes a checkpoint-named file it
 did not write. Apart from both, so that they import one way."""
 import io
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mmengine.fileio import LocalBackend
 
-from .atomic_save import atomic_write_bytes
+from sapiens2.utils.atomic_save import atomic_write_bytes
 from .work_dir_record import check_write, may_remove, note_written
 
 

@@ -9,7 +9,7 @@ keeps a record, ``<work_dir>/.sapiens2_checkpoints.json``, of the files of those
   is a real MMEngine training checkpoint (a torch zip archive whose top-level entries include ``meta``,
   ``state_dict`` and ``message_hub``, read without running its pickled code), and ``last_checkpoint`` when it names
   a recorded or adopted checkpoint: work dirs of runs made before the record existed resume as before;
-* during the run, the atomic local backend (:mod:`sapiens2.engine.atomic_save`) asks :func:`check_write` before it
+* during the run, the atomic local backend (:mod:`sapiens2.utils.atomic_save`) asks :func:`check_write` before it
   writes such a name, records it after (:func:`note_written`), and asks :func:`may_remove` before a delete, which
   leaves a file the record does not list where it is, with a warning.
 """
@@ -56,12 +56,12 @@ class WorkDirRecord:
 
     def add(self, names: List[str]) -> None:
         """List ``names`` (and forget listed files that are gone); rewrites the record atomically."""
-        from .atomic_save import write_file_list
+        from sapiens2.utils.atomic_save import write_file_list
         self.files = {name for name in self.files if osp.lexists(osp.join(self.work_dir, name))} | set(names)
         write_file_list(self.path, 'sapiens2 training', self.files)
 
     def _read(self) -> Set[str]:
-        from .atomic_save import read_file_list
+        from sapiens2.utils.atomic_save import read_file_list
         try:
             return read_file_list(self.path)
         except ValueError as err:

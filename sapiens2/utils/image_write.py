@@ -1,13 +1,13 @@
 """Write a picture so that a failure says why: ``cv2.imwrite`` returns False for a full disk, a missing folder and a
 refused permission alike; encoding in memory and writing the bytes (atomically, never through a link:
-:func:`~sapiens2.engine.atomic_save.atomic_write_bytes`) keeps the OS's reason."""
+:func:`~sapiens2.utils.atomic_save.atomic_write_bytes`) keeps the OS's reason."""
 import os.path as osp
 from typing import Sequence
 
 import cv2
 import numpy as np
 
-from sapiens2.engine.atomic_save import LinkedOutputError, atomic_write_bytes
+from sapiens2.utils.atomic_save import LinkedOutputError, atomic_write_bytes
 
 
 def write_image(path: str, image: np.ndarray, params: Sequence[int] = ()) -> None:

@@ -22,7 +22,7 @@ def write_ply(path: str, points: np.ndarray, colors: Optional[np.ndarray] = None
     if colors is not None:
         for channel, name in enumerate(('red', 'green', 'blue')):
             vertices[name] = colors[:, channel].astype(np.uint8)
-    from sapiens2.engine.atomic_save import atomic_write_bytes  # here: sapiens2.utils loads without MMEngine
+    from sapiens2.utils.atomic_save import atomic_write_bytes  # here: sapiens2.utils loads without MMEngine
     atomic_write_bytes(path, ('\n'.join(header + ['end_header']) + '\n').encode('ascii') + vertices.tobytes())
     return path
 

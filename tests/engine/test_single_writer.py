@@ -1,16 +1,16 @@
-"""Every file write of sapiens2/, tools/ and projects/ goes through sapiens2/engine/atomic_save.py, which writes
+"""Every file write of sapiens2/, tools/ and projects/ goes through sapiens2/utils/atomic_save.py, which writes
 atomically and never through a symbolic link: a new direct write (``open(path, 'w')``, ``cv2.imwrite``,
 ``np.save``, ``torch.save``, ``json.dump`` to such a file...) elsewhere fails this test.
 
 A write is routed when it is inside ``with AtomicOutput(...)`` / ``open_atomic(...)`` / ``open_fresh(...)``, or
 writes ``<output>.tmp`` (the temporary file of an ``AtomicOutput``), or its line says ``# direct write: <why>`` (a
-library that must write by itself, after :func:`~sapiens2.engine.atomic_save.refuse_links`)."""
+library that must write by itself, after :func:`~sapiens2.utils.atomic_save.refuse_links`)."""
 import ast
 from pathlib import Path
 from typing import Iterator, List
 
 REPO = Path(__file__).resolve().parents[2]
-THE_WRITER = REPO / 'sapiens2/engine/atomic_save.py'
+THE_WRITER = REPO / 'sapiens2/utils/atomic_save.py'
 #: Functions that write the file named by an argument, by name (any receiver).
 WRITERS = {'imwrite', 'savez', 'savez_compressed', 'savetxt', 'savefig', 'write_text', 'write_bytes', 'VideoWriter',
            'save_file', 'tofile', 'to_csv', 'symlink', 'link'}
@@ -77,7 +77,7 @@ def _sources() -> List[Path]:
 
 def test_every_write_goes_through_atomic_save():
     direct = [hit for path in _sources() for hit in _direct_writes(path)]
-    assert not direct, ('writes outside sapiens2/engine/atomic_save.py (use atomic_write_bytes / atomic_write_text / '
+    assert not direct, ('writes outside sapiens2/utils/atomic_save.py (use atomic_write_bytes / atomic_write_text / '
                         'open_atomic / AtomicOutput / open_fresh, or say "# direct write: <why>" on the line):\n'
                         + '\n'.join(direct))
 

@@ -56,7 +56,7 @@ PROJECT = {
         import numpy as np
 
         from sapiens2.apis import DenseInferenceTask
-        from sapiens2.engine.atomic_save import atomic_save_npy
+        from sapiens2.utils.atomic_save import atomic_save_npy
         from sapiens2.registry import INFERENCE_TASKS
         from sapiens2.visualization.dense_maps import side_by_side
         from sapiens2.visualization.panels import Panel

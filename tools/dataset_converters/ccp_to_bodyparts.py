@@ -141,7 +141,7 @@ def convert_one(src: str, out: str, split: str, name: str, label_names: Sequence
     import cv2
     from scipy.io import loadmat
 
-    from sapiens2.engine.atomic_save import atomic_write_bytes
+    from sapiens2.utils.atomic_save import atomic_write_bytes
     from sapiens2.utils.image_write import write_image
     paths = {sub: osp.join(out, split, sub, f'{name}{ext}')
              for sub, ext in (('rgb', '.jpg'), ('seg', '.png'), ('alpha', '.png'))}

@@ -22,7 +22,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.metainfo import load_metainfo
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 

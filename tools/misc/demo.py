@@ -292,7 +292,7 @@ def video_demo(tasks: list, work_dir: str, pictures_dir: str) -> List[str]:
     from sapiens2.apis import Sapiens2Inferencer
     from sapiens2.apis.io.sources import frame_name
     from sapiens2.datasets.synthhumans.sequence import render_clip, write_clip
-    from sapiens2.engine.atomic_save import AtomicOutput, atomic_copy
+    from sapiens2.utils.atomic_save import AtomicOutput, atomic_copy
     kind, num_frames, size = VIDEO_CLIP
     clip = render_clip(kind, num_frames, size, seed=0)
     video_dir = tempfile.mkdtemp(prefix='video-', dir=work_dir)  # a fresh folder per run; the products are copied
@@ -373,7 +373,7 @@ def run_logged(step: str, command: List[str], log_path: str, echo_every: int = 0
     lines = []
     env = dict(os.environ)
     env.setdefault('OMP_NUM_THREADS', '1')
-    from sapiens2.engine.atomic_save import open_fresh
+    from sapiens2.utils.atomic_save import open_fresh
     with open_fresh(log_path) as log:
         log.write(' '.join(command) + '\n')
         proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -567,7 +567,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with clock.stage('metrics', 'validation metrics from the model cards'):
         rows = metrics_table(models)
         print(text_table(rows))
-        from sapiens2.engine.atomic_save import atomic_write_text
+        from sapiens2.utils.atomic_save import atomic_write_text
         atomic_write_text(osp.join(work_dir, 'metrics.md'), markdown_table(rows))
         card = next(iter(models.values()))
         print(f'    ({card["data"]["num_val"]} validation images of SynthHumans at {card["data"]["size"]}; '

@@ -146,7 +146,7 @@ def children_cpu_s() -> float:
 
 def run_child(command: List[str], log_path: str, env: dict) -> Tuple[float, float]:
     """Run ``command`` from the repository root with its output in ``log_path``; return (wall s, CPU s)."""
-    from sapiens2.engine.atomic_save import open_fresh
+    from sapiens2.utils.atomic_save import open_fresh
     wall, cpu = time.time(), children_cpu_s()
     with open_fresh(log_path) as log:
         code = subprocess.call(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -440,7 +440,7 @@ def write_checkpoint(task_name: str, work_dir: str, path: str, card: dict) -> di
 def average_into(work_dir: str, stems: List[str]) -> List[dict]:
     """Writes the mean of the checkpoints ``<stem>.safetensors`` into ``work_dir`` as its last checkpoint (what
     :func:`write_checkpoint` reads); returns them as the card's ``init['average_of']``, each with its card's chain."""
-    from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.engine.checkpoint import average_checkpoints, save_checkpoint
     paths = [f'{stem}.safetensors' for stem in stems]
     averaged = average_checkpoints(paths)
@@ -724,7 +724,7 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     card.update(headline=task.headline, target=list(task.target), reported=list(task.reported))
     trained = card['metrics']['trained'][task.headline]
     card['target_reached'] = target_reached(task, card['metrics'])
-    from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.utils import strict_json
     atomic_write_text(card_path, strict_json.dumps(card, indent=1))
     if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too (and its new size)
@@ -834,7 +834,7 @@ def main() -> int:
     args = parse_args()
     args.out = osp.join(REPO, args.out)
     data_root = osp.join(REPO, args.data_root)
-    from sapiens2.engine.atomic_save import atomic_write_text
+    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.utils import strict_json
     if args.evaluate:
         task, mode = args.evaluate

@@ -4,7 +4,7 @@ from typing import List, Optional
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
-from sapiens2.engine.atomic_save import atomic_save_npy
+from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.utils.image_write import write_image
 from sapiens2.utils.ply import write_ply

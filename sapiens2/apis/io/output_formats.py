@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
 from sapiens2.utils.image_write import write_image
 

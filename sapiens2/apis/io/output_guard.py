@@ -24,7 +24,7 @@ import threading
 import warnings
 from typing import TYPE_CHECKING, Dict, Iterable, Iterator, Optional, Set, Tuple
 
-from sapiens2.engine.atomic_save import read_file_list, refuse_links, write_file_list
+from sapiens2.utils.atomic_save import read_file_list, refuse_links, write_file_list
 from sapiens2.utils.file_lock import exclusive, locked_update
 from sapiens2.utils.output_paths import make_folder
 

@@ -5,7 +5,7 @@ and moved to its name when closed (an interrupted run keeps the frames written s
 read back: OpenCV's writer ignores a full disk and would leave an MP4 without its index (``moov atom not found``).
 The JSON Lines file is readable while written (a stream, Ctrl-C keep every finished frame); when the disk fills, it
 is cut back to its complete lines and renamed ``<name>.partial``. Either way the error names the file, the space
-written and the space free (:func:`~sapiens2.engine.atomic_save.disk_full_error`).
+written and the space free (:func:`~sapiens2.utils.atomic_save.disk_full_error`).
 """
 import contextlib
 import errno
@@ -16,7 +16,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from sapiens2.engine.atomic_save import AtomicOutput, disk_full_cause, disk_full_error, open_fresh
+from sapiens2.utils.atomic_save import AtomicOutput, disk_full_cause, disk_full_error, open_fresh
 from sapiens2.utils.decoder_messages import decoder_messages
 
 #: Free space under which an MP4 that OpenCV left unreadable is taken for a full disk (OpenCV hides the errno).

@@ -4,7 +4,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils.atomic_save import atomic_write_text
 
 
 def write_skeleton_ply(path: str, skeletons: np.ndarray, links: Sequence[Sequence[int]],

@@ -4,7 +4,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_save_npy
+from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.visualization.dense_maps import side_by_side
 from sapiens2.visualization.panels import Panel, PanelOptions
 

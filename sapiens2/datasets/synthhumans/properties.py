@@ -9,7 +9,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from sapiens2.engine.atomic_save import atomic_write_text
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
 
 from .scene import Scene

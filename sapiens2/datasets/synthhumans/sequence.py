@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from sapiens2.engine.atomic_save import AtomicOutput
+from sapiens2.utils.atomic_save import AtomicOutput
 
 from .appearance import sample_appearance, sample_hair_fuzz
 from .body import PersonParams

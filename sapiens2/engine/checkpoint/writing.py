@@ -7,7 +7,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 import torch
 
-from ..atomic_save import AtomicOutput
+from sapiens2.utils.atomic_save import AtomicOutput
 from .formats import (
     SAFETENSORS_META_KEY,
     StateDict,

@@ -5,7 +5,7 @@ the agent itself leaves the ranks running with nobody to restart or stop them. E
 (``TORCHELASTIC_RUN_ID`` in its environment) runs a daemon thread that checks every ``interval`` seconds whether its
 parent process is still the agent (an orphan is re-parented, so ``os.getppid()`` changes). When it is not, the
 thread logs one line saying why, waits for a checkpoint being written to be complete (atomic writes,
-:mod:`sapiens2.engine.atomic_save`), and ends the process with exit code 1; the last complete checkpoint is kept.
+:mod:`sapiens2.utils.atomic_save`), and ends the process with exit code 1; the last complete checkpoint is kept.
 A collective that fails before the thread's next check (the other orphaned rank stopped first) ends the rank the
 same way (:func:`stop_if_orphaned`, called by :func:`sapiens2.engine.dist.heartbeat.name_unresponsive_ranks`).
 """
@@ -17,7 +17,7 @@ from typing import Optional
 
 from mmengine.logging import print_log
 
-from ..atomic_save import WRITE_LOCK
+from sapiens2.utils.atomic_save import WRITE_LOCK
 
 #: Seconds between two checks of the parent process.
 INTERVAL_S = 2.0

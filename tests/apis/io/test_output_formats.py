@@ -12,7 +12,7 @@ from sapiens2.apis.io.output_guard import MANIFEST_NAME
 from sapiens2.apis.io.sources import collect_sources
 from sapiens2.apis.io.writer import ResultWriter
 from sapiens2.apis.tasks.base import BaseInferenceTask
-from sapiens2.engine.atomic_save import atomic_write_text, read_file_list
+from sapiens2.utils.atomic_save import atomic_write_text, read_file_list
 
 
 class GreyTask(BaseInferenceTask):

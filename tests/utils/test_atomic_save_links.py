@@ -1,4 +1,4 @@
-"""The one writer: atomic, and never through a symbolic link (sapiens2/engine/atomic_save.py)."""
+"""The one writer: atomic, and never through a symbolic link (sapiens2/utils/atomic_save.py)."""
 import os
 import stat
 import threading
@@ -6,7 +6,7 @@ import threading
 import numpy as np
 import pytest
 
-from sapiens2.engine.atomic_save import (
+from sapiens2.utils.atomic_save import (
     AtomicOutput,
     LinkedOutputError,
     atomic_copy,
