@@ -1,6 +1,7 @@
-"""The package's layers, read from its imports (``ast``, every import including those inside functions; not those
-under ``TYPE_CHECKING``): no import circle between modules, and no import from a lower layer to a higher one except
-the lines marked ``# layer:`` with their reason (docs/modules.md draws the layers)."""
+"""The package's layers, read from its imports (``ast``, every import including those inside functions): no import
+circle between modules, counting the imports under ``TYPE_CHECKING`` (a type named across two files is a circle of
+concepts too), and no import from a lower layer to a higher one except the lines marked ``# layer:`` with their reason
+(those under ``TYPE_CHECKING`` aside; docs/modules.md draws the layers)."""
 import ast
 from collections import defaultdict
 from pathlib import Path
@@ -38,12 +39,13 @@ def is_reexport(tree: ast.Module) -> bool:
     return bool(body) and all(isinstance(node, (ast.Import, ast.ImportFrom)) for node in body)
 
 
-def imports(path: Path, modules: Set[str]) -> List[Tuple[str, int, str]]:
-    """(imported module of this package, line number, line text) of ``path``."""
+def imports(path: Path, modules: Set[str], type_only_too: bool = False) -> List[Tuple[str, int, str]]:
+    """(imported module of this package, line number, line text) of ``path``; those under ``TYPE_CHECKING`` only
+    with ``type_only_too``."""
     tree = ast.parse(path.read_text())
-    type_only = {id(node) for block in ast.walk(tree)
-                 if isinstance(block, ast.If) and 'TYPE_CHECKING' in ast.unparse(block.test)
-                 for statement in block.body for node in ast.walk(statement)}
+    type_only = set() if type_only_too else {
+        id(node) for block in ast.walk(tree) if isinstance(block, ast.If) and 'TYPE_CHECKING' in ast.unparse(block.test)
+        for statement in block.body for node in ast.walk(statement)}
     name, lines, found = module_name(path), path.read_text().splitlines(), []
     base = name if path.name == '__init__.py' else name.rpartition('.')[0]
     for node in ast.walk(tree):
@@ -63,11 +65,12 @@ def imports(path: Path, modules: Set[str]) -> List[Tuple[str, int, str]]:
     return found
 
 
-def import_graph() -> Tuple[Dict[str, Set[str]], Dict[str, List[Tuple[str, int, str]]], Set[str]]:
+def import_graph(type_only_too: bool = False) -> Tuple[Dict[str, Set[str]], Dict[str, List[Tuple[str, int, str]]],
+                                                       Set[str]]:
     paths = {module_name(path): path for path in PACKAGE.rglob('*.py')}
     edges, details, reexports = defaultdict(set), {}, set()
     for name, path in paths.items():
-        details[name] = imports(path, set(paths))
+        details[name] = imports(path, set(paths), type_only_too)
         edges[name] = {target for target, _, _ in details[name]}
         if is_reexport(ast.parse(path.read_text())):
             reexports.add(name)
@@ -115,7 +118,7 @@ def layer_of(module: str) -> Tuple[int, str]:
 
 
 def test_no_import_circle():
-    edges, _, _ = import_graph()
+    edges, _, _ = import_graph(type_only_too=True)
     assert circles(edges) == []
 
 

@@ -1,22 +1,16 @@
-"""A bundle's manifest checked against what export writes and against its ONNX graph, before anything runs.
+"""A bundle's manifest checked against what export writes, before anything runs (the graph: :mod:`.graph_check`).
 
 An edited or mismatched manifest runs with wrong results or fails deep in the head's decoding: ``preprocess.in_graph``
 turned to false normalises the images twice (keypoints 144 px off, exit 0), an ``outputs`` entry edited gives
 ``'list' object has no attribute 'flip'``, another task's ``model.onnx`` an ``AssertionError`` in mmpose's
 ``flip_heatmaps``. :func:`check_manifest` checks every field's type and allowed values (the schema of
 what ``tools/deploy/export.py`` writes) and the fields that describe one thing twice (``preprocess.in_graph``
-and ``input.layout``); :func:`check_graph` compares the manifest's input and outputs with the ONNX session's, and
-the outputs' channels with the head of the bundle's config. Each problem is one :class:`BundleError` line.
+and ``input.layout``). Each problem is one :class:`BundleError` line.
 """
 import numbers
-from typing import TYPE_CHECKING, Callable, List, Mapping, Optional, Tuple
+from typing import Callable, List, Mapping, Optional, Tuple
 
 from .bundle_error import BundleError
-
-if TYPE_CHECKING:
-    from torch import nn
-
-    from .bundle import Bundle
 
 #: ``input.layout`` as export writes it, by ``preprocess.in_graph``.
 INPUT_LAYOUTS = {True: 'BGR pixels in [0, 255], NCHW', False: 'normalised RGB, NCHW'}
@@ -171,82 +165,3 @@ def _disagreements(manifest: Mapping) -> List[str]:
     if isinstance(size, list) and _shape(shape) and list(shape[2:]) != list(size):
         problems.append(f'input_size is {size} but input.shape is {shape}')
     return problems
-
-
-def check_graph(bundle: 'Bundle', inputs: List[Tuple[str, list]], outputs: List[Tuple[str, list]],
-                onnx_path: str) -> None:
-    """Compare the ONNX graph's inputs and outputs ((name, shape) pairs, a dimension a str when symbolic) with the
-    manifest's ``input_size`` and ``outputs``; :class:`BundleError` when they disagree (another model's file, or an
-    edited manifest)."""
-    problems = []
-    height, width = bundle.input_size
-    if len(inputs) != 1 or _static(inputs[0][1])[1:] not in ([3, height, width], [None, None, None]):
-        problems.append(f'the graph takes {_shown(inputs)} but the manifest gives input_size [{height}, {width}] '
-                        '(one input of [batch, 3, H, W])')
-    expected = bundle.outputs['shapes']
-    if len(outputs) != len(expected):
-        problems.append(f'the graph has {len(outputs)} outputs ({_shown(outputs)}) but the manifest lists '
-                        f'{len(expected)}')
-    else:
-        for (name, shape), want in zip(outputs, expected):
-            have = _static(shape)
-            if len(have) != len(want) or any(h is not None and h != w for h, w in zip(have[1:], want[1:])):
-                problems.append(f'output {name} is {_dims(shape)} in the graph but {want} in the manifest')
-    if problems:
-        raise BundleError(f'bundle {bundle.folder}: {onnx_path} does not match its manifest: ' + '; '.join(problems)
-                          + '; the ONNX file belongs to another model or the manifest was edited: '
-                          + EXPORT_HINT)
-
-
-def check_preprocess_in_graph(bundle: 'Bundle', onnx_path: str) -> None:
-    """``preprocess.in_graph`` against the graph: export puts the normalisation in the graph as two float32
-    constants, the mean and the std (``ExportableModel``); the file holds their bytes exactly when it normalises its
-    input itself. (A byte search over the memory-mapped file: the graph is not parsed, whatever its size.)"""
-    import mmap
-
-    import numpy as np
-    constants = [np.asarray(bundle.preprocess[key], np.float32).tobytes() for key in ('mean', 'std')]
-    with open(onnx_path, 'rb') as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        holds = all(data.find(constant) >= 0 for constant in constants)
-    in_graph = bundle.preprocess['in_graph']
-    if holds != in_graph:
-        says = ('normalises its input itself (it holds the mean and std constants)' if holds else
-                "holds no normalisation with the manifest's mean and std")
-        effect = 'twice' if holds else 'never'
-        raise BundleError(f'bundle {bundle.folder}: preprocess.in_graph is {str(in_graph).lower()} but {onnx_path} '
-                          f'{says}: the images would be normalised {effect}; {EXPORT_HINT}')
-
-
-def check_config_outputs(bundle: 'Bundle', model: 'nn.Module') -> None:
-    """The manifest's ``outputs`` against those of the bundle's config: its model (built on the ``meta`` device, so
-    no weight is allocated and nothing is computed) runs on a meta batch of ``input_size``, giving the structure and
-    shapes export records (export's ``output_spec``). A model that cannot run on the meta device
-    is not checked here (:func:`check_graph` still compares the graph with the manifest)."""
-    import torch
-    head = model.head if hasattr(model, 'head') else model.decode_head
-    try:
-        with torch.device('meta'), torch.no_grad():
-            out = head.forward(model.extract_feat(torch.empty(1, 3, *bundle.input_size)))
-    except Exception:  # noqa: BLE001  (an operator without a meta kernel: left to check_graph)
-        return
-    structure = 'dict' if isinstance(out, dict) else type(out).__name__ if isinstance(out, (tuple, list)) else 'tensor'
-    values = list(out.values()) if isinstance(out, dict) else list(out) if structure != 'tensor' else [out]
-    shapes = [['batch', *value.shape[1:]] for value in values]
-    recorded = bundle.outputs
-    if structure != recorded['structure'] or shapes != recorded['shapes']:
-        raise BundleError(f'bundle {bundle.folder}: its manifest records outputs {recorded["structure"]} '
-                          f'{recorded["shapes"]} but the {type(head).__name__} of its config returns {structure} '
-                          f'{shapes}; the ONNX file or the config belongs to another model, or the manifest was '
-                          f'edited: {EXPORT_HINT}')
-
-
-def _static(shape) -> List[Optional[int]]:
-    return [dim if isinstance(dim, int) else None for dim in shape]
-
-
-def _dims(shape) -> str:
-    return '[' + ', '.join(str(dim) if isinstance(dim, int) else 'batch' for dim in shape) + ']'
-
-
-def _shown(pairs) -> str:
-    return ', '.join(f'{name} {_dims(shape)}' for name, shape in pairs)

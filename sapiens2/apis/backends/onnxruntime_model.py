@@ -17,7 +17,7 @@ from sapiens2.engine.launch import load_config
 
 from ..builder import json_dataset_meta
 from .bundle import Bundle
-from .manifest_check import check_config_outputs, check_graph, check_preprocess_in_graph
+from .graph_check import check_config_outputs, check_graph, check_preprocess_in_graph
 from .onnxruntime_session import OnnxRuntimeSession, ProviderT, default_providers
 
 #: The name inference tasks check dtypes with (:data:`sapiens2.utils.devices.DTYPES_BY_BACKEND_DEVICE`).
