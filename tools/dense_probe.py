@@ -14,9 +14,9 @@ import sys
 from mmengine.registry import init_default_scope
 
 from sapiens2.config.cli_options import ConfigOptionsAction
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.engine.launch import load_config
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2_pretrain.dense_probe import LAYERS, TASKS, ProbeSettings, dense_probe
 

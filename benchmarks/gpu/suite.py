@@ -40,9 +40,9 @@ from torch import nn
 ROOT = osp.dirname(osp.dirname(osp.dirname(osp.abspath(__file__))))
 sys.path[:0] = [ROOT, osp.join(ROOT, 'benchmarks')]
 
-from sapiens2.utils.atomic_save import atomic_write_text  # noqa: E402
 from sapiens2.models import Sapiens2  # noqa: E402
 from sapiens2.models.heads import DenseTrunkHead  # noqa: E402
+from sapiens2.utils.atomic_save import atomic_write_text  # noqa: E402
 from sapiens2.utils.devices import auto_dtype  # noqa: E402
 
 # Dense bf16 tensor-core peak (no sparsity) from the datasheets, FLOP/s.

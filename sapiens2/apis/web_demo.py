@@ -15,9 +15,9 @@ import time
 import zipfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from sapiens2.utils.atomic_save import AtomicOutput
 from sapiens2.hub.download import cached_hub_file
 from sapiens2.hub.model_zoo import ModelZooEntry, find_local_checkpoint, get_entry, runnable_entries
+from sapiens2.utils.atomic_save import AtomicOutput
 from sapiens2.utils.devices import AUTO
 
 #: Shown in the browser for a video result: OpenCV's MP4 (mp4v) does not play there, WebM (VP8) does.

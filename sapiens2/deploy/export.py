@@ -13,8 +13,8 @@ from typing import Dict, Optional, Sequence, Tuple
 import torch
 from torch import Tensor, nn
 
-from sapiens2.utils.atomic_save import AtomicOutput, atomic_output_with_siblings
 from sapiens2.structures.layout import jsonable
+from sapiens2.utils.atomic_save import AtomicOutput, atomic_output_with_siblings
 
 from .onnx_opsets import DEFAULT_OPSET, ONNX_OPSETS
 

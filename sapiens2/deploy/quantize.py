@@ -13,8 +13,8 @@ import os.path as osp
 from typing import Sequence
 
 from sapiens2.apis.backends.bundle import INT8_FILE, MANIFEST
-from sapiens2.utils.atomic_save import atomic_output_with_siblings, atomic_write_bytes
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_output_with_siblings, atomic_write_bytes
 
 #: Weight types of ``onnxruntime.quantization.QuantType`` by name.
 WEIGHT_TYPES = ('qint8', 'quint8')

@@ -1,6 +1,6 @@
-"""MMEngine's local file backend and ``CheckpointHook``'s ``open``, made atomic (:mod:`sapiens2.utils.atomic_save`) and guarded by
-the work dir's record (:mod:`.work_dir_record`): training never writes over or removes a checkpoint-named file it
-did not write. Apart from both, so that they import one way."""
+"""MMEngine's local file backend and ``CheckpointHook``'s ``open``, made atomic (:mod:`sapiens2.utils.atomic_save`)
+and guarded by the work dir's record (:mod:`.work_dir_record`): training never writes over or removes a
+checkpoint-named file it did not write. Apart from both, so that they import one way."""
 import io
 import os
 from pathlib import Path
@@ -8,6 +8,7 @@ from pathlib import Path
 from mmengine.fileio import LocalBackend
 
 from sapiens2.utils.atomic_save import atomic_write_bytes
+
 from .work_dir_record import check_write, may_remove, note_written
 
 

@@ -9,8 +9,8 @@ import torch
 from mmengine.config import Config
 from torch import nn
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.engine.checkpoint import adapt_keys, extract_state_dict, read_checkpoint_file, save_weights
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.version import __version__
 
 from .transformers_config import describe_model

@@ -150,7 +150,9 @@ def disk_full_error(path: str, size: int, existed: bool, err: OSError, partial: 
 
 def _disk_full_message(path: str, size: int, existed: bool, err: OSError, partial: bool = False,
                        kept: Optional[str] = None) -> str:
-    from .checkpoint.integrity import newest_complete_checkpoint  # here: this file also runs alone (its kill test)
+    from sapiens2.engine.checkpoint.integrity import (
+        newest_complete_checkpoint,  # here: this file also runs alone (its kill test)
+    )
     folder = os.path.dirname(path) or '.'
     free = shutil.disk_usage(folder).free
     if kept is None:

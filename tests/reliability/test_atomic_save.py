@@ -11,9 +11,9 @@ import torch
 from mmengine.fileio import get_file_backend
 from mmengine.runner import save_checkpoint
 
+from sapiens2.engine.work_dir_backend import AtomicLocalBackend
 from sapiens2.utils import atomic_save
 from sapiens2.utils.atomic_save import atomic_write_bytes
-from sapiens2.engine.work_dir_backend import AtomicLocalBackend
 
 
 def test_local_paths_use_the_atomic_backend(tmp_path):

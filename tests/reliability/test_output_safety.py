@@ -125,8 +125,8 @@ def test_demo_refuses_a_work_dir_file_it_did_not_write(tmp_path):
 
 @pytest.mark.parametrize('umask', [0o022, 0o077])
 def test_saved_checkpoints_get_the_permissions_open_gives(tmp_path, umask):
-    from sapiens2.utils.atomic_save import atomic_write_bytes
     from sapiens2.engine.checkpoint import save_weights
+    from sapiens2.utils.atomic_save import atomic_write_bytes
     previous = os.umask(umask)
     try:
         save_weights({'w': torch.ones(2)}, str(tmp_path / 'a.safetensors'))

@@ -22,8 +22,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.metainfo import load_metainfo
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 
 # joints.mat's order (the dataset's README.txt); None: no 308 counterpart (head top: used for the box only)

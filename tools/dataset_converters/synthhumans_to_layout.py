@@ -27,10 +27,10 @@ import cv2
 import numpy as np
 
 from sapiens2.config.layout_file import find_layout_file, read_dataset_info, read_parts_metainfo
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.metainfo import load_metainfo
 from sapiens2.structures.keypoint_formats import FORMAT_NAMES, KeypointFormat, keypoint_format
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils.cli_errors import add_debug_argument, run_cli
 from sapiens2.utils.image_write import write_image
 

@@ -440,8 +440,8 @@ def write_checkpoint(task_name: str, work_dir: str, path: str, card: dict) -> di
 def average_into(work_dir: str, stems: List[str]) -> List[dict]:
     """Writes the mean of the checkpoints ``<stem>.safetensors`` into ``work_dir`` as its last checkpoint (what
     :func:`write_checkpoint` reads); returns them as the card's ``init['average_of']``, each with its card's chain."""
-    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.engine.checkpoint import average_checkpoints, save_checkpoint
+    from sapiens2.utils.atomic_save import atomic_write_text
     paths = [f'{stem}.safetensors' for stem in stems]
     averaged = average_checkpoints(paths)
     path = osp.join(work_dir, 'averaged.safetensors')
@@ -724,8 +724,8 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     card.update(headline=task.headline, target=list(task.target), reported=list(task.reported))
     trained = card['metrics']['trained'][task.headline]
     card['target_reached'] = target_reached(task, card['metrics'])
-    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.utils import strict_json
+    from sapiens2.utils.atomic_save import atomic_write_text
     atomic_write_text(card_path, strict_json.dumps(card, indent=1))
     if not (args.skip_train or args.shipped):  # the card in the checkpoint gets the metrics too (and its new size)
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
@@ -834,8 +834,8 @@ def main() -> int:
     args = parse_args()
     args.out = osp.join(REPO, args.out)
     data_root = osp.join(REPO, args.data_root)
-    from sapiens2.utils.atomic_save import atomic_write_text
     from sapiens2.utils import strict_json
+    from sapiens2.utils.atomic_save import atomic_write_text
     if args.evaluate:
         task, mode = args.evaluate
         result = evaluate(task, mode, args.checkpoint, data_root, osp.join(args.out, 'eval', task, mode))

@@ -4,8 +4,8 @@ from typing import List, Optional
 import numpy as np
 
 from sapiens2.apis import DenseInferenceTask
-from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
+from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.utils.image_write import write_image
 from sapiens2.utils.ply import write_ply
 from sapiens2.visualization.dense_maps import depth_to_bgr, side_by_side, valid_depth

@@ -8,7 +8,7 @@ what ``tools/deploy/export.py`` writes) and the fields that describe one thing t
 and ``input.layout``). Each problem is one :class:`BundleError` line.
 """
 import numbers
-from typing import Callable, List, Mapping, Optional, Tuple
+from typing import Callable, List, Mapping, Tuple
 
 from .bundle_error import BundleError
 

@@ -6,23 +6,34 @@ import os
 import os.path as osp
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Tuple
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils.image_write import write_image
 
 from ..tasks.base import BaseInferenceTask
-from .output_guard import guarding
+from .output_guard import OutputGuard, guarding
 from .output_plan import Family
 from .output_switches import OUTPUT_SWITCHES
 from .sources import FRAME_INDEX_DIGITS, Source
 from .stream_files import JsonLinesFile, VideoFile
 
-if TYPE_CHECKING:
-    from .writer import ResultWriter
+
+class OutputSink(Protocol):
+    """What an output format writes through: the run's :class:`~.writer.ResultWriter`, seen from here (the formats
+    are the writer's table, so they name only what they use of it)."""
+    out_dir: str
+    guard: OutputGuard
+    records: Dict[str, List[dict]]  # per task with an index: this run's image records
+
+    def claim(self, stem: str, frame: str) -> str:
+        """The planned path of ``stem`` for ``frame`` (refused when the run's plan did not foresee it)."""
+
+    def stream(self, source: Source, path: str, open_file: Callable[[str], Any]) -> Tuple[Any, bool]:
+        """The open file of a video's stream output, and whether this call opened it."""
 
 #: The JSON Lines file of a video or stream: ``<task>/<video>_predictions.jsonl``.
 JSON_LINES_SUFFIX = '_predictions.jsonl'
@@ -76,10 +87,10 @@ class OutputFormat:
     name: str
     switch: str
     paths: Callable[[str, BaseInferenceTask, Source], Iterable[str]]
-    write: Callable[['ResultWriter', FrameOutput], List[str]]
+    write: Callable[[OutputSink, FrameOutput], List[str]]
     applies: Callable[[BaseInferenceTask], bool] = lambda task: True
     shared: bool = False
-    finish: Optional[Callable[['ResultWriter', BaseInferenceTask], List[str]]] = None
+    finish: Optional[Callable[[OutputSink, BaseInferenceTask], List[str]]] = None
     families: Callable[[str, BaseInferenceTask, Source], Iterable[Family]] = lambda task_dir, task, source: ()
 
     def __post_init__(self) -> None:
@@ -114,7 +125,7 @@ def _raw_families(task_dir: str, task: BaseInferenceTask, source: Source) -> Lis
     return [Family(stem, pattern, '0' * FRAME_INDEX_DIGITS + rests[0][1])]
 
 
-def _write_raw(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
+def _write_raw(writer: OutputSink, frame: FrameOutput) -> List[str]:
     """The task's files ``<stem>*`` (``save``), beside the picture for an image, in ``<task>/<video>/`` for a video."""
     source = frame.source
     folder = osp.join(frame.task_dir, source.name if source.kind == 'video' else osp.dirname(source.name))
@@ -130,7 +141,7 @@ def _picture_paths(task_dir: str, task: BaseInferenceTask, source: Source) -> Li
     return [osp.join(task_dir, source.name + ('.mp4' if source.kind == 'video' else '.png'))]
 
 
-def _write_picture(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
+def _write_picture(writer: OutputSink, frame: FrameOutput) -> List[str]:
     """``<task>/<name>.png``; a video's frames go into ``<task>/<video>.mp4``."""
     if frame.source.kind == 'video':
         path = osp.join(frame.task_dir, frame.source.name + '.mp4')
@@ -155,7 +166,7 @@ def _record_paths(task_dir: str, task: BaseInferenceTask, source: Source) -> Lis
     return [osp.join(task_dir, source.name + (JSON_LINES_SUFFIX if source.kind == 'video' else '.json'))]
 
 
-def _write_record(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
+def _write_record(writer: OutputSink, frame: FrameOutput) -> List[str]:
     """``<task>/<name>.json`` (the task's header and the image's record); a video's frames are lines of
     ``<task>/<video>_predictions.jsonl``, opened with the header line and flushed at each frame."""
     task, record = frame.task, frame.record
@@ -181,13 +192,13 @@ def _index_paths(task_dir: str, task: BaseInferenceTask, source: Source) -> List
     return [] if source.kind == 'video' else [osp.join(task_dir, name) for name in getattr(task, 'index_files', ())]
 
 
-def _keep_record(writer: 'ResultWriter', frame: FrameOutput) -> List[str]:
+def _keep_record(writer: OutputSink, frame: FrameOutput) -> List[str]:
     if frame.source.kind != 'video':
         writer.records[frame.task.name].append(frame.record)
     return []
 
 
-def _write_index(writer: 'ResultWriter', task: BaseInferenceTask) -> List[str]:
+def _write_index(writer: OutputSink, task: BaseInferenceTask) -> List[str]:
     """The task's index (``index_files``, ``update_index``) gains this run's images; other images' entries stay."""
     records = writer.records.pop(task.name, [])
     if not records:

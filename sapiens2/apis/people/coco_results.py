@@ -6,8 +6,8 @@ from typing import Dict, Iterable, List, Optional
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_write_bytes
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_bytes
 from sapiens2.utils.file_lock import locked_update
 
 

@@ -13,9 +13,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.structures import layout
 from sapiens2.structures.person_boxes import check_person_boxes
+from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.utils.image_write import write_image
 from sapiens2.visualization.dense_maps import side_by_side
 

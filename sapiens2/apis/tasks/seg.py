@@ -4,9 +4,9 @@ from typing import List, Optional
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.registry import INFERENCE_TASKS
 from sapiens2.structures import layout
+from sapiens2.utils.atomic_save import atomic_save_npy
 from sapiens2.visualization.dense_maps import overlay_labels, side_by_side
 from sapiens2.visualization.panels import Panel, PanelOptions
 

@@ -10,8 +10,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 
 from .manifest import (
     CONFIG_DEFAULTS,

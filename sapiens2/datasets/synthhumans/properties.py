@@ -9,8 +9,8 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 
 from .scene import Scene
 

@@ -5,8 +5,8 @@ from typing import List
 
 import numpy as np
 
-from sapiens2.utils.atomic_save import atomic_save_npy, atomic_write_text, open_atomic
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_save_npy, atomic_write_text, open_atomic
 from sapiens2.utils.image_write import write_image as _imwrite
 
 from .metainfo import keypoint_meta

@@ -8,6 +8,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 import torch
 
 from sapiens2.utils.atomic_save import AtomicOutput
+
 from .formats import (
     SAFETENSORS_META_KEY,
     StateDict,

@@ -8,8 +8,8 @@ from mmengine.dist import is_main_process
 from mmengine.hooks import Hook
 from mmengine.registry import HOOKS
 
-from sapiens2.utils.atomic_save import atomic_write_text
 from sapiens2.utils import strict_json
+from sapiens2.utils.atomic_save import atomic_write_text
 
 SUFFIXES = ('.json', '.yaml', '.yml', '.pkl', '.pickle')
 
