@@ -12,6 +12,7 @@ from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
 from .bbox_files import BoxesInput, load_bboxes, match_bboxes
+from .io.frames import frames_and_ends
 from .io.prefetch import prefetched
 from .io.sources import InputType, Source, collect_sources
 from .io.writer import ResultWriter
@@ -118,7 +119,11 @@ class Sapiens2Inferencer:
                  show: bool = False,
                  people: bool = False,
                  per_person: bool = False,
-                 person_detector: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> List[dict]:
+                 person_detector: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+                 item_done: Optional[Callable[[Source], None]] = None,
+                 item_failed: Optional[Callable[[Source, str], None]] = None,
+                 shared_folder: bool = False,
+                 workers: int = 0) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -145,6 +150,16 @@ class Sapiens2Inferencer:
                 config, checkpoint))`` from :mod:`sapiens2.apis.pose_video.topdown`).
             per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
                 ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
+            item_done: Called with each source once all its outputs are written (in the writer's order; for a video
+                after its last frame), e.g. to record it as finished (:mod:`sapiens2.apis.labelling`).
+            item_failed: Given, a source that cannot be read (unreadable, damaged, vanished, a video that ends
+                early) is reported here with the reason, in one line, and the run goes on with the next one; without
+                it such a source ends the run with its error.
+            shared_folder: Other processes (the ranks of a labelling job, :mod:`sapiens2.apis.labelling`) write into
+                ``out_dir`` at the same time: the tasks' indexes (``people/coco_results.json``) are left to the job's
+                merge, and the output folder's manifest keeps what the others listed.
+            workers: Decode images in this many DataLoader worker processes (0: a thread of this process), so that
+                the model does not wait for JPEG decoding.
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name (and ``people``).
         Raises:
@@ -176,7 +191,7 @@ class Sapiens2Inferencer:
                              'pass out_dir=None (the results are returned)')
         outputs = self.tasks + ([composer] if composer else [])  # the people's outputs are written as a task's
         writer = (ResultWriter(out_dir, outputs, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
-                               overwrite, show) if out_dir else None)
+                               overwrite, show, shared_folder) if out_dir else None)
         try:
             if writer is not None:
                 writer.check_outputs(sources)
@@ -190,6 +205,11 @@ class Sapiens2Inferencer:
         total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []
         pending = PendingFrames(self.tasks)  # video frames wait until their results are final (two-sided smoothing)
+        failed = set()  # names of the sources reported to item_failed
+
+        def finished(source: Source) -> None:
+            if item_done is not None and source.name not in failed:
+                writer.after(item_done, source) if writer is not None else item_done(source)
 
         def emit(items) -> None:
             for source, index, image, results in items:
@@ -200,17 +220,24 @@ class Sapiens2Inferencer:
                 if return_results:
                     collected.append(dict(name=source.frame_name(index), source=source.path or source.name,
                                           frame=index, **results))
+                if source.kind != 'video':
+                    finished(source)
 
         def end_source(source: Source) -> None:
             emit(pending.flush(source))
             self._end_source(writer, source)
             if composer is not None:
                 composer.end_stream(source.name)
+            finished(source)
+
+        def failure(source: Source, reason: str) -> None:
+            failed.add(source.name)
+            item_failed(source, reason)
 
         done = 0
         try:
             with tqdm(total=total, disable=not show_progress or (not live and total <= 1), unit='frame') as bar:
-                for batch in self._batches(sources, end_source):
+                for batch in self._batches(sources, end_source, failure if item_failed else None, workers):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
                         emit(pending.add(source, index, image, results))
                         done += 1
@@ -239,14 +266,16 @@ class Sapiens2Inferencer:
             if hasattr(task, 'end_stream'):
                 task.end_stream(source.name)
 
-    def _batches(self, sources: List[Source],
-                 end_source: Optional[Callable[[Source], None]]) -> Iterator[List[Frame]]:
-        """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
-        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called
-        after the last frame of each video. Live sources are neither read ahead nor batched: each frame is the
-        newest one when the model is free."""
+    def _batches(self, sources: List[Source], end_source: Optional[Callable[[Source], None]],
+                 failure: Optional[Callable[[Source, str], None]] = None,
+                 workers: int = 0) -> Iterator[List[Frame]]:
+        """Batches of frames; the next frames are read and decoded in a background thread (images: in ``workers``
+        DataLoader processes) while the caller runs the model on the current batch (:func:`prefetched`,
+        ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called after the last frame of each video. A source
+        that cannot be read goes to ``failure`` when given (else its error ends the run). Live sources are neither
+        read ahead nor batched: each frame is the newest one when the model is free."""
         batch: List[Frame] = []
-        frames = _frames_and_ends(sources)
+        frames = frames_and_ends(sources, failure, workers)
         if not any(source.live for source in sources):
             frames = prefetched(frames, PREFETCH_BATCHES * self.batch_size)
         for source, index, image in frames:
@@ -285,11 +314,3 @@ class InferenceInterrupted(KeyboardInterrupt):
 
 def _unit(sources: List[Source]) -> str:
     return 'images' if all(source.kind != 'video' for source in sources) else 'frames'
-
-
-def _frames_and_ends(sources: List[Source]) -> Iterator[Tuple[Source, Optional[int], Optional[np.ndarray]]]:
-    """``(source, index, image)`` for every frame, then ``(source, None, None)`` at the end of each source."""
-    for source in sources:
-        for index, image in source.frames():
-            yield source, index, image
-        yield source, None, None

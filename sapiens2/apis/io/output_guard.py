@@ -39,11 +39,13 @@ class OutputGuard:
         overwrite: Replace existing files that sapiens2 did not write (never an input).
         option: The argument that chose ``out_dir``, named in the messages.
         overwrite_option: The argument that sets ``overwrite``, named in the messages (None: the tool has none).
+        shared: Other processes (the ranks of a labelling job) write into ``out_dir`` at the same time: the manifest
+            keeps the files they listed but have not written yet (it is not pruned of missing files).
     """
 
     def __init__(self, out_dir: str, inputs: Iterable[str] = (), overwrite: bool = False, option: str = '--out',
-                 overwrite_option: Optional[str] = '--overwrite') -> None:
-        self.out_dir, self.overwrite, self.option = out_dir, overwrite, option
+                 overwrite_option: Optional[str] = '--overwrite', shared: bool = False) -> None:
+        self.out_dir, self.overwrite, self.option, self.shared = out_dir, overwrite, option, shared
         self.overwrite_option = overwrite_option
         self.manifest = osp.join(out_dir, MANIFEST_NAME)
         self._inputs: Dict[Tuple[int, int], str] = {}
@@ -79,15 +81,19 @@ class OutputGuard:
         return path
 
     def record(self, paths: Iterable[str]) -> None:
-        """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks, listed meanwhile;
-        listed files that no longer exist are dropped); atomic. Nothing is written when ``paths`` is empty."""
+        """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks, listed meanwhile, under a
+        lock; listed files that no longer exist are dropped unless ``shared``); atomic. Nothing is written when
+        ``paths`` is empty."""
         paths = list(paths)
         if not paths:
             return
-        owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
-        owned.update(self._key(path) for path in paths)
-        self._owned = owned
-        write_file_list(self.manifest, 'sapiens2', owned)
+        with _locked(self.manifest + '.lock'):
+            owned = self._owned | self._read_manifest()
+            if not self.shared:
+                owned = {key for key in owned if osp.lexists(osp.join(self.out_dir, key))}
+            owned.update(self._key(path) for path in paths)
+            self._owned = owned
+            write_file_list(self.manifest, 'sapiens2', owned)
 
     def _key(self, path: str) -> str:
         """``path`` relative to the output folder (symbolic links of folders resolved), with ``/``."""
@@ -102,6 +108,24 @@ class OutputGuard:
             logger.warning('%s is not a readable sapiens2 manifest (%s): the files in %s count as not written by '
                            'sapiens2', self.manifest, err, self.out_dir)
             return set()
+
+
+@contextlib.contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """An exclusive ``flock`` on the (empty) file ``path`` while the block runs, where the system has one."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: one writer per folder
+        yield
+        return
+    os.makedirs(osp.dirname(path) or '.', exist_ok=True)
+    refuse_links(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, 'O_NOFOLLOW', 0), 0o666)  # a lock, never written
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
