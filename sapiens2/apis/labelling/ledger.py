@@ -67,9 +67,9 @@ def _cut_torn_line(path: str) -> None:
 
 
 def read_ledgers(job_dir: str) -> Dict[str, dict]:
-    """The last line of every item in the ledgers of ``job_dir`` (all ranks, all runs), by item (a ``done`` line wins over
-    any ``failed`` one: its outputs are complete); a torn last line is
-    ignored, a damaged complete line is one ``ValueError`` naming the file."""
+    """The last line of every item in the ledgers of ``job_dir`` (all ranks, all runs), by item (a ``done`` line
+    wins over any ``failed`` one: its outputs are complete); a torn last line is ignored, a damaged complete line is
+    one ``ValueError`` naming the file."""
     entries: Dict[str, dict] = {}
     for path in sorted(glob.glob(osp.join(glob.escape(ledger_folder(job_dir)), LEDGER_GLOB))):
         with open(path, 'rb') as f:

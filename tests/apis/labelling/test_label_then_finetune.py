@@ -41,8 +41,9 @@ def test_pose_tiny_labels_train_a_nano_model_that_beats_its_untrained_self(synth
 
     work = tmp_path / 'train'
     options = label_data_options(ann_file)
-    proc = subprocess.run([sys.executable, 'tools/train.py', NANO, '--work-dir', str(work), '--cfg-options',
-                           *[f'{key}={value}' for key, value in options.items()]], cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS='2', PYTHONPATH=str(ROOT)),
+    cmd = [sys.executable, 'tools/train.py', NANO, '--work-dir', str(work), '--cfg-options',
+           *[f'{key}={value}' for key, value in options.items()]]
+    proc = subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, OMP_NUM_THREADS='2', PYTHONPATH=str(ROOT)),
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     scalars = [json.loads(line) for f in work.glob('*/vis_data/scalars.json') for line in f.read_text().splitlines()]

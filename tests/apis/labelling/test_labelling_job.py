@@ -2,8 +2,8 @@
 merge (the same files as one process), the failure record, resumption after kill -9 of a rank or of the launcher at
 several moments, the refused rerun with other settings, and the COCO keypoint file read back by mmpose."""
 import json
-import re
 import os
+import re
 import shutil
 import signal
 import socket
