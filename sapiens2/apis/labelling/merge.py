@@ -40,7 +40,7 @@ def read_job_settings(out_dir: str) -> dict:
     path = osp.join(job_folder(out_dir), SETTINGS_NAME)
     if not osp.exists(path):
         raise FileNotFoundError(f'{out_dir} holds no labelling job ({path} is missing): --merge takes the --out '
-                                'folder of a sapiens2-infer run with --launcher (or --resume)')
+                                'folder of a sapiens2-infer run with --launcher')
     with open(path) as f:
         return json.load(f)
 

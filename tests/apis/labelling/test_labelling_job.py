@@ -130,9 +130,12 @@ def test_a_rerun_skips_the_done_items_and_other_settings_are_refused(reference, 
     out = tmp_path / 'labels'
     shutil.copytree(reference[0], out)
     args = [*options(job_inputs, out), '--launcher', 'none', '--quiet']
-    assert main(args) == 0
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert main(args[:-1]) == 0
+    captured = capsys.readouterr()
+    last = captured.out.strip().splitlines()[-1]
     assert last.startswith(f'{IMAGES + 1} items: 0 succeeded, 1 failed, {IMAGES} skipped')
+    assert f'{IMAGES + 1}/{IMAGES + 1}' in captured.err.split('\r')[-1]  # the job's progress line, earlier items in
+    assert 'damaged.jpg failed, the run goes on' in captured.err
     assert merged(out) == merged(reference[0])
     before = {p: p.stat().st_mtime_ns for p in (out / 'pose').iterdir()}
     assert main([*args[:-3], '--kpt-thr', '0.5', '--launcher', 'none', '--quiet']) == 1

@@ -118,3 +118,33 @@ def test_unreadable_inputs_are_reported_and_the_frames_go_on(tmp_path, workers):
     assert [name for name, index in seen if index is None] == [source.name for source in sources]  # every end
     with pytest.raises(OSError, match='cannot read image'):
         list(frames_and_ends([Source('image', 'b', 'x', path=str(tmp_path / 'b.jpg'))], None, workers))
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['x.jpg', '--model', 'pose-tiny', '--out', 'o', '--workers', '-1'], '--workers -1: give a number of decoding'),
+    (['x.jpg', '--model', 'pose-tiny', '--out', 'o', '--launcher', 'none', '--show'], '--show shows nothing in a '
+     'labelling job'),
+    (['x.jpg', '--merge', 'o'], '--merge OUT takes no inputs'),
+    (['--model', 'pose-tiny', '--out', 'o'], 'give the inputs'),
+    (['x.jpg', '--model', 'pose-tiny', '--launcher', 'mpi', '--out', 'o'], "invalid choice: 'mpi'"),
+])
+def test_mistakes_in_the_new_options_are_one_error_line(argv, message, capsys):
+    from sapiens2.apis.cli import parse_args
+    with pytest.raises(SystemExit):
+        parse_args(argv)
+    errors = [line for line in capsys.readouterr().err.splitlines() if 'error:' in line]
+    assert len(errors) == 1 and message in errors[0]
+
+
+def test_merge_of_a_folder_without_a_job_and_a_bad_list_are_one_line(tmp_path, capsys):
+    from sapiens2.apis.cli import main
+    assert main(['--merge', str(tmp_path)]) == 1
+    assert capsys.readouterr().err.strip() == (f'sapiens2-infer: error: {tmp_path} holds no labelling job '
+                                               f'({tmp_path}/.sapiens2_job/settings.json is missing): --merge takes '
+                                               'the --out folder of a sapiens2-infer run with --launcher (--debug '
+                                               'shows the traceback)')
+    (tmp_path / 'list.txt').write_text('gone.jpg\n')
+    assert main([str(tmp_path / 'list.txt'), '--model', 'pose-tiny', '--out', str(tmp_path / 'o'), '--launcher',
+                 'none']) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'list.txt, line 1: gone.jpg does not exist' in err[0]
