@@ -1,5 +1,6 @@
 """The frames of a run's sources, in order, with an end marker per source; images optionally decoded in DataLoader
 worker processes, unreadable sources optionally reported and skipped instead of ending the run."""
+import sys
 from typing import Callable, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -18,9 +19,15 @@ def frames_and_ends(sources: List[Source], failure: Optional[Callable[[Source, s
     ``failure``: a source that cannot be read, or a video whose decodable frames stop before the count its container
     announces, is passed to ``failure(source, reason)`` and the frames go on with the next source (a video keeps the
     frames read before; its end marker comes all the same). Without it the error is raised.
-    ``workers``: images are read (:func:`read_image`) by that many DataLoader worker processes, in order.
+    ``workers``: images are read (:func:`read_image`) by that many DataLoader worker processes, in order, started
+    by this call (from the calling thread, not the thread that will draw the frames).
     """
     decoded = _decoded_images(sources, workers) if workers > 0 else None
+    return _frames(sources, failure, decoded)
+
+
+def _frames(sources: List[Source], failure: Optional[Callable[[Source, str], None]],
+            decoded: Optional[Iterator[Tuple[Optional[np.ndarray], Optional[str]]]]) -> Iterator[FrameOrEnd]:
     for source in sources:
         if decoded is not None and source.kind == 'image':
             image, error = next(decoded)
@@ -73,11 +80,14 @@ def _as_is(item):
 
 
 def _decoded_images(sources: List[Source], workers: int) -> Iterator[Tuple[Optional[np.ndarray], Optional[str]]]:
+    """The images of ``sources`` decoded by ``workers`` processes: forked (started in a second, as the DataLoader
+    does by default on Linux), or spawned once CUDA is initialised (a forked child cannot use it) and elsewhere."""
+    import torch
     from torch.utils.data import DataLoader
     images = [source for source in sources if source.kind == 'image']
     if not images:
         return iter(())
+    context = 'fork' if sys.platform == 'linux' and not torch.cuda.is_initialized() else 'spawn'
     loader = DataLoader(_ImageFiles(images), batch_size=None, num_workers=min(workers, len(images)),
-                        collate_fn=_as_is, prefetch_factor=4,
-                        multiprocessing_context='spawn')  # safe beside threads and CUDA
+                        collate_fn=_as_is, prefetch_factor=4, multiprocessing_context=context)
     return iter(loader)
