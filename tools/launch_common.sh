@@ -1,6 +1,6 @@
-# Sourced by tools/dist_train.sh, dist_test.sh and slurm_train.sh once ROOT is the checkout: the arguments, and
-# PYTHON ($PYTHON if set, else the checkout's .venv, created by `make install`, when it exists, else python on the
-# PATH) with the checkout first on PYTHONPATH.
+# Sourced by tools/dist_train.sh, dist_test.sh, slurm_train.sh, dist_infer.sh and slurm_infer.sh once ROOT is the
+# checkout: the arguments, and PYTHON ($PYTHON if set, else the checkout's .venv, created by `make install`, when it
+# exists, else python on the PATH) with the checkout first on PYTHONPATH.
 
 # take_args TOOL NAME... -- ARG...: set each NAME to the next ARG; print the usage and exit 2 when ARGs run short.
 take_args() {

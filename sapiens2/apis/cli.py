@@ -23,13 +23,26 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
         '--out/<task>/.',
         epilog='examples:\n'
         '  sapiens2-infer photos/ --task pose seg normal --size 1b --out outputs/\n'
-        '  sapiens2-infer clip.mp4 --model configs/pose/my_config.py --weights work_dirs/x/iter_1000.pth --out o/',
+        '  sapiens2-infer clip.mp4 --model configs/pose/my_config.py --weights work_dirs/x/iter_1000.pth --out o/\n'
+        '  tools/dist_infer.sh 8 photos/ --task pose --size 0.4b --out labels/   # a labelling job on 8 GPUs '
+        '(docs/inference.md: labelling a dataset)',
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('inputs', nargs='+', help='image files, folders of images, video files or GIFs, webcam or '
+    parser.add_argument('inputs', nargs='*', help='image files, folders of images, video files or GIFs, .txt files '
+                        'listing such paths (one per line), glob patterns (quoted: \'data/**/*.jpg\'), webcam or '
                         'webcam:N, stream URLs (http://, rtsp://...)')
     parser.add_argument('--recursive', action='store_true',
                         help='also read the sub-folders of folder inputs (outputs keep their relative paths)')
-    parser.add_argument('--out', required=True, help='output folder')
+    parser.add_argument('--out', help='output folder')
+    parser.add_argument('--launcher', choices=('none', 'pytorch', 'slurm'), default=None,
+                        help='run as a labelling job: sharded over the ranks torchrun (pytorch: tools/dist_infer.sh) '
+                        'or srun (slurm: tools/slurm_infer.sh) starts, or one process (none); resumable (a rerun '
+                        'skips the items done), unreadable items recorded in failures.jsonl, merged COCO files at '
+                        'the end (docs/inference.md: labelling a dataset)')
+    parser.add_argument('--workers', type=int, default=0,
+                        help='decode images in this many DataLoader worker processes (default 0: one thread)')
+    parser.add_argument('--merge', metavar='OUT', default=None,
+                        help='only write the merged files (index.jsonl, failures.jsonl, COCO results and keypoint '
+                        'annotations) of the labelling job in OUT, e.g. of one still running or stopped')
     parser.add_argument('--task', nargs='+', choices=tasks(), default=[],
                         help='tasks to run with the released models (aliases <task>-<size>, downloaded from the '
                         'Hugging Face Hub on first use)')
@@ -107,6 +120,19 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
     add_debug_argument(parser)
     args = parser.parse_args(argv)
+    if args.merge is not None:
+        if args.inputs or args.out or args.task or args.model:
+            parser.error('--merge OUT takes no inputs, --out, --task or --model: it merges the outputs of the job in '
+                         'OUT as they are')
+        return args
+    if not args.inputs:
+        parser.error('give the inputs: images, folders, videos, .txt lists of paths or glob patterns')
+    if args.out is None:
+        parser.error('the following arguments are required: --out')
+    if args.workers < 0:
+        parser.error(f'--workers {args.workers}: give a number of decoding processes >= 0')
+    if args.launcher is not None and args.show:
+        parser.error('--show shows nothing in a labelling job (--launcher); drop one of them')
     if not args.out.strip():
         parser.error(f'--out {args.out!r} is not a folder name; give the folder to write the results to, e.g. --out '
                      'outputs/')
@@ -148,14 +174,15 @@ def pose_options(args: argparse.Namespace) -> dict:
     return options
 
 
-def people_detector(args: argparse.Namespace, tasks: List[str]) -> Optional[Callable]:
-    """The person detector of ``--det-config`` for the people of dense tasks without pose (pose runs its own)."""
+def people_detector(args: argparse.Namespace, tasks: List[str], device: Optional[str] = None) -> Optional[Callable]:
+    """The person detector of ``--det-config`` for the people of dense tasks without pose (pose runs its own), on
+    ``device`` (default ``--device``)."""
     if not args.det_config or 'pose' in tasks or not (args.people or args.per_person):
         return None
     from sapiens2.utils.devices import resolve_device
 
     from .pose_video.topdown import detect_persons, init_person_detector
-    detector = init_person_detector(args.det_config, args.det_checkpoint, resolve_device(args.device))
+    detector = init_person_detector(args.det_config, args.det_checkpoint, resolve_device(device or args.device))
     return functools.partial(detect_persons, detector, score_thr=args.bbox_thr, nms_thr=args.nms_thr)
 
 
@@ -166,8 +193,21 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 def _main(argv: Optional[List[str]] = None) -> int:
     args = parse_args(argv)
+    if args.merge is not None:
+        from .labelling import merge_outputs
+        counts = merge_outputs(args.merge, args.overwrite)
+        print(f'merged {counts["done"]} labelled items ({counts["failed"]} failed) in {args.merge} (index.jsonl, '
+              'failures.jsonl)')
+        return 0
+    from .io.input_lists import expand_inputs
     from .io.sources import collect_sources
-    sources = collect_sources(args.inputs, args.recursive)  # input mistakes show before any model is built
+    # input mistakes show before any model is built
+    sources = collect_sources(expand_inputs(args.inputs), args.recursive)
+    if args.launcher is not None:
+        live = [source.path for source in sources if source.live]
+        if live:
+            raise ValueError(f'a labelling job (--launcher) labels files; {live[0]} is a live stream: run it without '
+                             '--launcher')
     if args.show:
         from .io.display import check_display
         check_display()
@@ -182,16 +222,25 @@ def _main(argv: Optional[List[str]] = None) -> int:
             # unknown aliases, missing configs and unreachable released checkpoints fail before torch is imported
             fetch_released(resolve_model(model, checkpoint)[1])
     register_modules()
-    from .inferencer import Sapiens2Inferencer
-    inferencer = Sapiens2Inferencer(models, weights, device=args.device, dtype=args.dtype,
-                                    batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
-                                    trust_checkpoint=args.trust_checkpoint, backend=args.backend,
-                                    providers=args.providers, compile=args.compile)
-    inferencer(sources, out_dir=args.out, bboxes=bboxes, show_progress=not args.quiet, return_results=False,
-               overwrite=args.overwrite, show=args.show, people=args.people, per_person=args.per_person,
-               person_detector=people_detector(args, [task.name for task in inferencer.tasks]),
-               **{switch.keyword: not getattr(args, switch.dest) for switch in OUTPUT_SWITCHES})
-    for name in [task.name for task in inferencer.tasks] + (['people'] if args.people or args.per_person else []):
+
+    def build(device: Optional[str]) -> Callable:
+        from .inferencer import Sapiens2Inferencer
+        inferencer = Sapiens2Inferencer(models, weights, device=device, dtype=args.dtype,
+                                        batch_size=args.batch_size, task_options=dict(pose=pose_options(args)),
+                                        trust_checkpoint=args.trust_checkpoint, backend=args.backend,
+                                        providers=args.providers, compile=args.compile)
+        build.task_names = [task.name for task in inferencer.tasks]
+        return functools.partial(
+            inferencer, out_dir=args.out, bboxes=bboxes, return_results=False, overwrite=args.overwrite,
+            show=args.show, people=args.people, per_person=args.per_person, workers=args.workers,
+            person_detector=people_detector(args, build.task_names, device),
+            **{switch.keyword: not getattr(args, switch.dest) for switch in OUTPUT_SWITCHES})
+
+    if args.launcher is not None:
+        from .labelling import run_job
+        return run_job(args, sources, build)
+    build(args.device)(sources, show_progress=not args.quiet)
+    for name in build.task_names + (['people'] if args.people or args.per_person else []):
         print(f'{name}: results in {osp.join(args.out, name)}')
     return 0
 

@@ -12,6 +12,7 @@ from sapiens2.utils.devices import AUTO, DtypeNotice, auto_dtype_line
 
 from .backends import build_model, plan_model
 from .bbox_files import BoxesInput, load_bboxes, match_bboxes
+from .io.frames import frames_and_ends
 from .io.output_guard import next_array_number, writing_into
 from .io.prefetch import prefetched
 from .io.sources import InputType, Source, collect_sources
@@ -120,7 +121,11 @@ class Sapiens2Inferencer:
                  show: bool = False,
                  people: bool = False,
                  per_person: bool = False,
-                 person_detector: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> List[dict]:
+                 person_detector: Optional[Callable[[np.ndarray], np.ndarray]] = None,
+                 item_done: Optional[Callable[[Source], None]] = None,
+                 item_failed: Optional[Callable[[Source, str], None]] = None,
+                 shared_folder: bool = False,
+                 workers: int = 0) -> List[dict]:
         """Run every task on every frame of ``inputs``.
 
         Args:
@@ -149,6 +154,16 @@ class Sapiens2Inferencer:
                 config, checkpoint))`` from :mod:`sapiens2.apis.pose_video.topdown`).
             per_person: Also crop each dense map that ran to each person's box, no data outside its mask (implies
                 ``people``; ``people['per_person']``, files ``people/<stem>_person<k>_<task>.png``/``.npy``).
+            item_done: Called with each source once all its outputs are written (in the writer's order; for a video
+                after its last frame), e.g. to record it as finished (:mod:`sapiens2.apis.labelling`).
+            item_failed: Given, a source that cannot be read (unreadable, damaged, vanished, a video that ends
+                early) is reported here with the reason, in one line, and the run goes on with the next one; without
+                it such a source ends the run with its error.
+            shared_folder: Other processes (the ranks of a labelling job, :mod:`sapiens2.apis.labelling`) write into
+                ``out_dir`` at the same time: the tasks' indexes (``people/coco_results.json``) are left to the job's
+                merge, and the output folder's manifest keeps what the others listed.
+            workers: Decode images in this many DataLoader worker processes (0: a thread of this process), so that
+                the model does not wait for JPEG decoding.
         Returns:
             One dict per frame: ``name``, ``source``, ``frame`` and one result dict per task name (and ``people``).
         Raises:
@@ -163,19 +178,23 @@ class Sapiens2Inferencer:
         if out_dir and not (save_vis or save_pred or show):
             raise ValueError(f'save_vis=False with save_pred=False writes nothing to {out_dir}; keep one of them, or '
                              'pass out_dir=None (the results are returned)')
+        job = dict(item_done=item_done, item_failed=item_failed, shared_folder=shared_folder, workers=workers)
         if not out_dir:
             return self._run(collect_sources(inputs, recursive), None, save_vis, save_pred, bboxes, show_progress,
-                             return_results, overwrite, show, people, per_person, person_detector)
-        with writing_into(str(out_dir)):  # one run at a time into one folder: a second one waits, saying so
+                             return_results, overwrite, show, people, per_person, person_detector, **job)
+        # One run at a time into one folder (a second one waits, saying so); a labelling job's ranks share theirs by
+        # design, each writing only its own items' files.
+        with contextlib.nullcontext() if shared_folder else writing_into(str(out_dir)):
             sources = collect_sources(inputs, recursive, first_array=next_array_number(str(out_dir)))
             return self._run(sources, str(out_dir), save_vis, save_pred, bboxes, show_progress, return_results,
-                             overwrite, show, people, per_person, person_detector)
+                             overwrite, show, people, per_person, person_detector, **job)
 
     def _run(self, sources: List[Source], out_dir: Optional[str], save_vis: bool, save_pred: bool,
              bboxes: Optional[BoxesInput], show_progress: bool, return_results: bool, overwrite: bool, show: bool,
-             people: bool, per_person: bool, person_detector: Optional[Callable[[np.ndarray], np.ndarray]]
-             ) -> List[dict]:
-        """:meth:`__call__` on collected ``sources`` (holding ``out_dir``'s lock)."""
+             people: bool, per_person: bool, person_detector: Optional[Callable[[np.ndarray], np.ndarray]],
+             item_done: Optional[Callable[[Source], None]], item_failed: Optional[Callable[[Source, str], None]],
+             shared_folder: bool, workers: int) -> List[dict]:
+        """:meth:`__call__` on collected ``sources`` (holding ``out_dir``'s lock unless ``shared_folder``)."""
         for task in self.tasks:
             if hasattr(task, 'notices'):
                 task.notices = Notices()  # warnings are shown once per call, not once per frame
@@ -192,7 +211,7 @@ class Sapiens2Inferencer:
         # Pictures and raw results of a batch are encoded and written while the model runs on the next one.
         outputs = self.tasks + ([composer] if composer else [])  # the people's outputs are written as a task's
         writer = (ResultWriter(out_dir, outputs, save_vis, save_pred, WRITE_AHEAD_BATCHES * self.batch_size,
-                               overwrite, show) if out_dir else None)
+                               overwrite, show, shared_folder) if out_dir else None)
         try:
             if writer is not None:
                 writer.check_outputs(sources)
@@ -206,6 +225,11 @@ class Sapiens2Inferencer:
         total = None if live else sum(len(source) for source in sources)
         collected: List[dict] = []
         pending = PendingFrames(self.tasks)  # video frames wait until their results are final (two-sided smoothing)
+        failed = set()  # names of the sources reported to item_failed
+
+        def finished(source: Source) -> None:
+            if item_done is not None and source.name not in failed:
+                writer.after(item_done, source) if writer is not None else item_done(source)
 
         def emit(items) -> None:
             for source, index, image, results in items:
@@ -216,17 +240,24 @@ class Sapiens2Inferencer:
                 if return_results:
                     collected.append(dict(name=source.frame_name(index), source=source.path or source.name,
                                           frame=index, **results))
+                if source.kind != 'video':
+                    finished(source)
 
         def end_source(source: Source) -> None:
             emit(pending.flush(source))
             self._end_source(writer, source)
             if composer is not None:
                 composer.end_stream(source.name)
+            finished(source)
+
+        def failure(source: Source, reason: str) -> None:
+            failed.add(source.name)
+            item_failed(source, reason)
 
         done = 0
         try:
             with tqdm(total=total, disable=not show_progress or (not live and total <= 1), unit='frame') as bar:
-                for batch in self._batches(sources, end_source):
+                for batch in self._batches(sources, end_source, failure if item_failed else None, workers):
                     for (source, index, image), results in zip(batch, self._predict(batch, bboxes)):
                         emit(pending.add(source, index, image, results))
                         done += 1
@@ -255,14 +286,16 @@ class Sapiens2Inferencer:
             if hasattr(task, 'end_stream'):
                 task.end_stream(source.name)
 
-    def _batches(self, sources: List[Source],
-                 end_source: Optional[Callable[[Source], None]]) -> Iterator[List[Frame]]:
-        """Batches of frames; the next frames are read and decoded in a background thread while the caller runs the
-        model on the current batch (:func:`prefetched`, ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called
-        after the last frame of each video. Live sources are neither read ahead nor batched: each frame is the
-        newest one when the model is free."""
+    def _batches(self, sources: List[Source], end_source: Optional[Callable[[Source], None]],
+                 failure: Optional[Callable[[Source, str], None]] = None,
+                 workers: int = 0) -> Iterator[List[Frame]]:
+        """Batches of frames; the next frames are read and decoded in a background thread (images: in ``workers``
+        DataLoader processes) while the caller runs the model on the current batch (:func:`prefetched`,
+        ``PREFETCH_BATCHES`` batches ahead). ``end_source`` is called after the last frame of each video. A source
+        that cannot be read goes to ``failure`` when given (else its error ends the run). Live sources are neither
+        read ahead nor batched: each frame is the newest one when the model is free."""
         batch: List[Frame] = []
-        frames = _frames_and_ends(sources)
+        frames = frames_and_ends(sources, failure, workers)
         if not any(source.live for source in sources):
             frames = prefetched(frames, PREFETCH_BATCHES * self.batch_size)
         for source, index, image in frames:
@@ -301,11 +334,3 @@ class InferenceInterrupted(KeyboardInterrupt):
 
 def _unit(sources: List[Source]) -> str:
     return 'images' if all(source.kind != 'video' for source in sources) else 'frames'
-
-
-def _frames_and_ends(sources: List[Source]) -> Iterator[Tuple[Source, Optional[int], Optional[np.ndarray]]]:
-    """``(source, index, image)`` for every frame, then ``(source, None, None)`` at the end of each source."""
-    for source in sources:
-        for index, image in source.frames():
-            yield source, index, image
-        yield source, None, None

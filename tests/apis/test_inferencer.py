@@ -217,3 +217,23 @@ def test_invalid_boxes_name_the_input(inferencer, box, message):
     with pytest.raises(ValueError, match=message) as err:
         inferencer(images(1), bboxes={'array_000000': [box]}, show_progress=False)
     assert 'array_000000' in str(err.value)
+
+
+def test_pose_crops_of_several_images_share_forwards():
+    """Images with one or two person boxes each: their crops go through the model batch_size at a time whichever
+    image they are of, with the results of one image at a time."""
+    torch.manual_seed(0)
+    model = init_model(POSE, device='cpu')
+    task = build_task(model, model.cfg, task_options=dict(pose=dict(batch_size=4)))
+    frames = images(3)
+    boxes = [[[0, 0, 40, 50]], [[5, 5, 60, 60], [10, 0, 40, 40]], [[0, 10, 80, 70]]]
+    forwards = []
+    model.register_forward_hook(lambda module, args, kwargs, output: forwards.append(len(kwargs['inputs'])),
+                                with_kwargs=True)
+    together = task.predict(frames, bboxes=boxes)
+    assert forwards == [4]  # the 4 crops of 3 images in one forward
+    alone = [task.predict([frame], bboxes=[box])[0] for frame, box in zip(frames, boxes)]
+    for a, b in zip(together, alone):
+        np.testing.assert_allclose(a['keypoints'], b['keypoints'], atol=1e-3)
+        np.testing.assert_allclose(a['bboxes'], b['bboxes'])
+    assert [len(result['bboxes']) for result in together] == [1, 2, 1]

@@ -1,4 +1,5 @@
-"""tools/dist_train.sh, dist_test.sh and slurm_train.sh build the right torchrun / srun command lines."""
+"""tools/dist_train.sh, dist_test.sh, slurm_train.sh, dist_infer.sh and slurm_infer.sh build the right torchrun /
+srun command lines."""
 import os
 import subprocess
 from pathlib import Path
@@ -48,7 +49,32 @@ def test_slurm_train_command(echo, tmp_path):
     assert args[-5:] == [f'{REPO}/tools/train.py', 'cfg.py', '--launcher', 'slurm', '--resume']
 
 
-@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh'])
+def test_dist_infer_command(echo):
+    proc = _run('dist_infer.sh', '2', 'photos/', '--task', 'pose', '--out', 'labels/', PYTHON=str(echo), NNODES='2',
+                NODE_RANK='1', MASTER_ADDR='10.0.0.1', PORT='1234')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split('\n')[:-1] == [
+        '-m', 'torch.distributed.run', '--nnodes=2', '--node_rank=1', '--master_addr=10.0.0.1', '--nproc_per_node=2',
+        '--master_port=1234', f'{REPO}/tools/infer.py', 'photos/', '--task', 'pose', '--out', 'labels/', '--launcher',
+        'pytorch']
+
+
+def test_dist_infer_refuses_a_process_count_that_is_no_number(echo):
+    proc = _run('dist_infer.sh', 'photos/', '--out', 'labels/', PYTHON=str(echo))
+    assert proc.returncode == 2 and "GPUS is 'photos/'" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_slurm_infer_command(echo, tmp_path):
+    (tmp_path / 'srun').symlink_to(echo)
+    proc = _run('slurm_infer.sh', 'gpu', 'label', 'list.txt', '--task', 'pose', '--out', 'o/',
+                PATH=f'{tmp_path}:{os.environ["PATH"]}', GPUS='16', PYTHON='python3')
+    args = proc.stdout.split('\n')[:-1]
+    assert args[:2] == ['-p', 'gpu'] and '--ntasks=16' in args and '--kill-on-bad-exit=1' in args
+    assert args[-8:] == [f'{REPO}/tools/infer.py', 'list.txt', '--task', 'pose', '--out', 'o/', '--launcher', 'slurm']
+
+
+@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh', 'dist_infer.sh',
+                                    'slurm_infer.sh'])
 def test_launchers_print_usage_on_missing_arguments(script):
     proc = _run(script, 'only_one_arg')
     assert proc.returncode == 2 and 'usage:' in proc.stderr
@@ -63,7 +89,7 @@ def _marker(path: Path, name: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh'])
+@pytest.mark.parametrize('script', ['dist_train.sh', 'dist_test.sh', 'slurm_train.sh', 'slurm_infer.sh'])
 def test_launchers_pick_python_from_env_then_venv_then_path(script, tmp_path):
     """$PYTHON wins; else the checkout's own .venv/bin/python (beside tools/); else python on the PATH."""
     checkout = tmp_path / 'checkout'
@@ -84,7 +110,7 @@ def test_launchers_pick_python_from_env_then_venv_then_path(script, tmp_path):
                               capture_output=True, text=True, env={**env, **extra}, timeout=30)
         assert proc.returncode == 0, proc.stderr
         out = proc.stdout.split('\n')
-        if script != 'slurm_train.sh':
+        if not script.startswith('slurm_'):
             return out[0]
         python = out[out.index('-u') - 1]
         return {'python': 'path-python', str(env_python): 'env-python', str(venv_python): 'venv-python'}[python]

@@ -47,11 +47,13 @@ class OutputGuard:
         overwrite: Replace existing files that sapiens2 did not write (never an input).
         option: The argument that chose ``out_dir``, named in the messages.
         overwrite_option: The argument that sets ``overwrite``, named in the messages (None: the tool has none).
+        shared: Other processes (the ranks of a labelling job) write into ``out_dir`` at the same time: the manifest
+            keeps the files they listed but have not written yet (it is not pruned of missing files).
     """
 
     def __init__(self, out_dir: str, inputs: Iterable[str] = (), overwrite: bool = False, option: str = '--out',
-                 overwrite_option: Optional[str] = '--overwrite') -> None:
-        self.out_dir, self.overwrite, self.option = out_dir, overwrite, option
+                 overwrite_option: Optional[str] = '--overwrite', shared: bool = False) -> None:
+        self.out_dir, self.overwrite, self.option, self.shared = out_dir, overwrite, option, shared
         self.overwrite_option = overwrite_option
         self.manifest = osp.join(out_dir, MANIFEST_NAME)
         self._inputs: Dict[Tuple[int, int], str] = {}
@@ -94,12 +96,15 @@ class OutputGuard:
     def record(self, paths: Iterable[str]) -> None:
         """Add ``paths`` to the manifest (merged with what other writers, e.g. other ranks or runs, listed meanwhile,
         under the manifest's lock: :func:`~sapiens2.utils.file_lock.locked_update`; listed files that no longer exist
-        are dropped); atomic. Nothing is written when ``paths`` is empty."""
+        are dropped unless ``shared``: another rank may list a file before writing it); atomic. Nothing is written
+        when ``paths`` is empty."""
         paths = list(paths)
         if not paths:
             return
         with locked_update(self.manifest):  # another run or rank may add its files meanwhile: none is lost
-            owned = {key for key in self._owned | self._read_manifest() if osp.lexists(osp.join(self.out_dir, key))}
+            owned = self._owned | self._read_manifest()
+            if not self.shared:
+                owned = {key for key in owned if osp.lexists(osp.join(self.out_dir, key))}
             owned.update(self._key(path) for path in paths)
             self._owned = owned
             write_file_list(self.manifest, 'sapiens2', owned)

@@ -32,7 +32,8 @@ class ResultWriter:
       JSON Lines ``<task>/v_predictions.jsonl`` (the header with ``video``, then one line per frame, flushed as each
       frame is written: an endless stream or a Ctrl-C keeps every frame written so far);
     * a task's index (``index_files``, ``update_index``: the people's ``coco_results.json``) gains this run's images
-      when the run ends; the entries of other images stay.
+      when the run ends; the entries of other images stay (``shared_folder``: other processes, the ranks of a
+      labelling job, write into ``out_dir`` at once; the indexes are left to the job's merge).
 
     These are the entries of :data:`~sapiens2.apis.io.output_formats.OUTPUT_FORMATS`, from which the writer plans
     (:meth:`check_outputs`) and writes; ``save_vis`` and ``save_pred`` turn off those of their switch.
@@ -49,18 +50,20 @@ class ResultWriter:
     """
 
     def __init__(self, out_dir: str, tasks: Sequence[BaseInferenceTask], save_vis: bool = True,
-                 save_pred: bool = True, write_ahead: int = 0, overwrite: bool = False, show: bool = False) -> None:
+                 save_pred: bool = True, write_ahead: int = 0, overwrite: bool = False, show: bool = False,
+                 shared_folder: bool = False) -> None:
         self.out_dir, self.tasks = out_dir, list(tasks)
         self.switches = dict(save_vis=save_vis, save_pred=save_pred)
         self.formats: Dict[str, List[OutputFormat]] = {  # per task: the formats it writes
-            task.name: [fmt for fmt in OUTPUT_FORMATS if self.switches.get(fmt.switch, True) and fmt.applies(task)]
+            task.name: [fmt for fmt in OUTPUT_FORMATS if self.switches.get(fmt.switch, True) and fmt.applies(task)
+                        and not (shared_folder and fmt.shared)]
             for task in self.tasks}
         self.show = WindowDisplay() if show else None
         self.streams: Dict[Tuple[str, str], Any] = {}  # (source name, path) -> a file its frames go to (videos)
         self.records: Dict[str, List[dict]] = defaultdict(list)  # per task with an index: this run's image records
         self.written: List[str] = []
         self._claimed: Dict[str, str] = {}  # output path or file stem -> the frame that claimed it
-        self.guard = OutputGuard(out_dir, overwrite=overwrite)
+        self.guard = OutputGuard(out_dir, overwrite=overwrite, shared=shared_folder)
         for task in self.tasks:
             make_folder(osp.join(out_dir, task.name), '--out')
         # Windows are drawn from the calling thread (GUI toolkits want one thread), so --show writes in it too.
@@ -101,6 +104,10 @@ class ResultWriter:
     def add(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         """Write one frame's results (``results`` maps task names to results; all serve as drawing context)."""
         self._run(self._write_frame, source, index, image, results)
+
+    def after(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call ``fn(*args)`` once everything queued before is written (e.g. to record an input as done)."""
+        self._run(fn, *args)
 
     def _write_frame(self, source: Source, index: int, image: np.ndarray, results: Dict[str, dict]) -> None:
         for task in self.tasks:

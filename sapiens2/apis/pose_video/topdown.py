@@ -112,6 +112,22 @@ def inference_pose_topdown(model: nn.Module,
         One ``PoseDataSample`` per box; ``pred_instances.keypoints`` (1, K, 2) are in image pixels,
         ``keypoint_scores`` (1, K), ``bboxes`` (1, 4) xyxy, ``bbox_scores`` (1, ).
     """
+    crops = pose_crops(model, img, bboxes, bbox_format, detector, det_score_thr, det_nms_thr, name, notices, stream)
+    return pose_of_crops(model, crops, batch_size, pipeline)
+
+
+def pose_crops(model: nn.Module,
+               img: Union[str, np.ndarray],
+               bboxes: Optional[Union[Sequence, np.ndarray]] = None,
+               bbox_format: str = 'xyxy',
+               detector: Optional[nn.Module] = None,
+               det_score_thr: float = 0.3,
+               det_nms_thr: float = 0.3,
+               name: Optional[str] = None,
+               notices: Optional[Notices] = None,
+               stream: Optional[str] = None) -> List[dict]:
+    """The person boxes of an image (see :func:`inference_pose_topdown`) as the data infos of the test pipeline, one
+    per person; those of several images run together in :func:`pose_of_crops` (crops batched across images)."""
     name = name or (str(img) if isinstance(img, (str, Path)) else 'image')
     image = mmcv.imread(img) if isinstance(img, (str, Path)) else img
     if image is None:
@@ -124,9 +140,15 @@ def inference_pose_topdown(model: nn.Module,
         height, width = image.shape[:2]
         boxes = np.array([[0, 0, width, height, 1]], dtype=np.float32)
         _notice_whole_image_box(model, name, width, height, notices or Notices(), stream)
+    return [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
+
+
+def pose_of_crops(model: nn.Module, crops: Sequence[dict], batch_size: int = 8,
+                  pipeline: Optional[Compose] = None) -> List['PoseDataSample']:
+    """One ``PoseDataSample`` per crop of :func:`pose_crops` (of one or several images), ``batch_size`` crops per
+    forward."""
     pipeline = pipeline or inference_pipeline(model.cfg)
-    infos = [dict(img=image, bbox=box[None, :4], bbox_score=box[4:5], **model.dataset_meta) for box in boxes]
     results: List['PoseDataSample'] = []
-    for start in range(0, len(infos), batch_size):
-        results += run_test_step(model, pipeline, infos[start:start + batch_size])
+    for start in range(0, len(crops), batch_size):
+        results += run_test_step(model, pipeline, crops[start:start + batch_size])
     return results

@@ -13,7 +13,7 @@ from sapiens2.visualization.panels import Panel, PanelOptions
 
 from ..notices import Notices
 from ..pose_video.stream import PoseStream, StreamOptions
-from ..pose_video.topdown import detect_persons, inference_pose_topdown, init_person_detector
+from ..pose_video.topdown import detect_persons, init_person_detector, pose_crops, pose_of_crops
 from ..pose_video.tracking import track_color
 from .base import BaseInferenceTask
 
@@ -100,12 +100,25 @@ class PoseInferenceTask(BaseInferenceTask):
         """``bboxes[i]``: the person boxes of ``images[i]`` ([x1, y1, x2, y2(, score)] each) or None;
         ``names[i]`` names the image in notices and errors; ``streams[i]``: ``(stream name, frame index, fps, live)``
         when ``images[i]`` is a frame of a video or stream (tracked and smoothed, frames of a stream in order; see
-        :meth:`settle` for the final results of video files), else None."""
+        :meth:`settle` for the final results of video files), else None. The person crops of the images that are no
+        stream frames go through the model together, ``batch_size`` crops per forward whichever image they are of."""
         bboxes = bboxes if bboxes is not None else [None] * len(images)
         names = names if names is not None else [f'image {i}' for i in range(len(images))]
         streams = streams if streams is not None else [None] * len(images)
-        return [self._in_format(self._predict_frame(image, boxes, name, stream))
-                for image, boxes, name, stream in zip(images, bboxes, names, streams)]
+        results: List[Optional[dict]] = [None] * len(images)
+        alone = [i for i, stream in enumerate(streams) if stream is None or self.stream_options is None]
+        crops = [self._crops(images[i], bboxes[i], names[i], streams[i][0] if streams[i] else None) for i in alone]
+        with self.autocast():
+            samples = iter(pose_of_crops(self.model, [crop for image_crops in crops for crop in image_crops],
+                                         self.batch_size, self.pipeline))
+        for i, image_crops in zip(alone, crops):
+            stream = streams[i]
+            results[i] = self._as_result([next(samples) for _ in image_crops], bboxes[i], names[i],
+                                         stream[0] if stream else None)
+        for i, stream in enumerate(streams):
+            if results[i] is None:
+                results[i] = self._predict_frame(images[i], bboxes[i], names[i], stream)
+        return [self._in_format(result) for result in results]
 
     def _predict_frame(self, image: np.ndarray, boxes, name: str, stream: Optional[Tuple[str, int, float]]) -> dict:
         if stream is None or self.stream_options is None:
@@ -142,12 +155,20 @@ class PoseInferenceTask(BaseInferenceTask):
         keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
         return dict(result, keypoints=keypoints, keypoint_scores=scores)
 
+    def _crops(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> List[dict]:
+        with self.autocast():  # the person detector, if any, runs in fp32 within (detect_persons)
+            return pose_crops(self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
+                              det_nms_thr=self.nms_thr, name=name, notices=self.notices, stream=stream)
+
     def _predict_one(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> dict:
+        crops = self._crops(image, boxes, name, stream)
         with self.autocast():
-            samples = inference_pose_topdown(
-                self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
-                det_nms_thr=self.nms_thr, batch_size=self.batch_size, pipeline=self.pipeline, name=name,
-                notices=self.notices, stream=stream)
+            samples = pose_of_crops(self.model, crops, self.batch_size, self.pipeline)
+        return self._as_result(samples, boxes, name, stream)
+
+    def _as_result(self, samples: list, boxes, name: str, stream: Optional[str] = None) -> dict:
+        """The result dict of an image's pose samples (none: an empty result, and a notice when the detector found
+        nobody)."""
         if not samples:
             if boxes is None or (self.detector is not None and not len(boxes)):
                 once = f' (shown once for {stream})' if stream else ''
