@@ -156,6 +156,7 @@ def ort_sessions(backbone: Sapiens2, heads: Dict[str, Optional[nn.Module]], exam
     for part, head in heads.items():
         start = time.perf_counter()
         model = copy.deepcopy(TaskModel(backbone, head)).eval()
+        set_fast(model.backbone, False)  # ours-fast leaves compiled blocks, which export cannot trace
         set_rope_dtype(model, torch.float32)
         paths = {'ort-fp32': osp.join(folder, f'{part}.onnx'), 'ort-int8': osp.join(folder, f'{part}.int8.onnx'),
                  'ort-fp32-op18': osp.join(folder, f'{part}.op18.onnx')}
