@@ -77,11 +77,17 @@ def test_open_atomic_and_open_fresh_keep_a_hard_links_other_name(tmp_path, mine)
     assert (tmp_path / 'log.txt').read_text() == 'log' and mine.read_bytes() == b'my own file'
 
 
-@pytest.mark.parametrize('write', [
-    lambda p: atomic_write_bytes(p, b'data'),
-    lambda p: open_fresh(p, 'wb').__enter__().write(b'data'),
-    lambda p: AtomicOutput(p).open('wb').write(b'data'),
-])
+def _write_fresh(path: str) -> None:
+    with open_fresh(path, 'wb') as f:  # closed here, not when collected: the reader waits for the end of the pipe
+        f.write(b'data')
+
+
+def _write_atomic_output(path: str) -> None:
+    with AtomicOutput(path).open('wb') as f:
+        f.write(b'data')
+
+
+@pytest.mark.parametrize('write', [lambda p: atomic_write_bytes(p, b'data'), _write_fresh, _write_atomic_output])
 def test_a_pipe_or_device_is_written_into_never_replaced(tmp_path, write):
     """As /dev/null or /dev/full: replacing such a file with a regular one would break every later user of it."""
     pipe = tmp_path / 'pipe'
