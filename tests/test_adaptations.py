@@ -163,7 +163,8 @@ def test_runner_logs_the_config_path_at_info_and_the_config_at_debug(tmp_path, m
 def test_last_checkpoint_record_is_written_atomically(tmp_path, monkeypatch):
     import mmengine.hooks.checkpoint_hook as checkpoint_hook
 
-    from sapiens2.utils import atomic_save, work_dir_backend
+    from sapiens2.engine import work_dir_backend
+    from sapiens2.utils import atomic_save
     assert checkpoint_hook.open is work_dir_backend.open_writing_atomically
     record = tmp_path / 'last_checkpoint'
     with checkpoint_hook.open(str(record), 'w') as f:

@@ -56,7 +56,7 @@ MISTAKES = {
     'package command': (['-m', 'sapiens2.cli', 'infer', '{tmp}', '--model', '{tmp}/broken.py', '--out', '{tmp}/o'],
                         'sapiens2: error: config {tmp}/broken.py (or one of its _base_ files) is not valid Python'),
     'bad config': (['tools/train.py', '{tmp}/broken.py'], 'train.py: error: config {tmp}/broken.py'),
-    'type typo': (['tools/test.py', '{tmp}/typo.py', 'w.pth'], "did you mean 'Sapiens2HeatmapHead'"),
+    'type typo': (['tools/test.py', '{tmp}/typo.py', '{tmp}/w.pth'], "did you mean 'Sapiens2HeatmapHead'"),
     'missing checkpoint': (['tools/convert_checkpoint.py', '{tmp}/none.pth', '{tmp}/x.safetensors'],
                            'convert_checkpoint.py: error: Checkpoint {tmp}/none.pth does not exist'),
     'missing export config': (['tools/deploy/export.py', '{tmp}/none.py', '--out', '{tmp}/e'],
@@ -80,6 +80,7 @@ MISTAKES = {
 @pytest.mark.parametrize('mistake', sorted(MISTAKES))
 def test_commands_report_mistakes_in_one_line_without_pkg_resources_notice(tmp_path, mistake):
     (tmp_path / 'shot.png').write_bytes(b'')
+    (tmp_path / 'w.pth').write_bytes(b'')  # a checkpoint that exists: a missing one is said before the config
     bad_configs(tmp_path)
     args, expected = MISTAKES[mistake]
     proc = run(*[a.format(tmp=tmp_path) for a in args])
