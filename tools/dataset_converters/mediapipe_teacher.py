@@ -165,13 +165,13 @@ def run(args: argparse.Namespace) -> None:
     os.makedirs(osp.join(args.out, 'masks'), exist_ok=True)
     jsonl = osp.join(args.out, 'teacher.jsonl')
     records = read_records(jsonl)
-    with open(jsonl, 'w') as f:  # rewritten without a line cut short
+    with open(jsonl, 'w') as f:  # direct write: .venv-teacher has no sapiens2
         f.writelines(json.dumps(line) + '\n' for line in records)
     done = {line['name'] for line in records}
     start, found = time.perf_counter(), 0
     holistic = mp.solutions.holistic.Holistic(static_image_mode=True, model_complexity=args.model_complexity,
                                               enable_segmentation=True, refine_face_landmarks=True)
-    with holistic, open(jsonl, 'a') as out:
+    with holistic, open(jsonl, 'a') as out:  # direct write: .venv-teacher has no sapiens2
         todo = [name for name in photos if name not in done]
         for n, name in enumerate(todo, 1):
             image = cv2.imread(osp.join(args.images, name))
@@ -182,7 +182,8 @@ def run(args: argparse.Namespace) -> None:
             line = record(name, width, height, keypoints308(result, width, height, columns, args.min_visibility))
             if result.segmentation_mask is not None and 'keypoints' in line:
                 mask = np.clip(result.segmentation_mask * 255 + 0.5, 0, 255).astype(np.uint8)
-                cv2.imwrite(osp.join(args.out, 'masks', osp.splitext(name)[0] + '.png'), mask)
+                mask_path = osp.join(args.out, 'masks', osp.splitext(name)[0] + '.png')
+                cv2.imwrite(mask_path, mask)  # direct write: .venv-teacher has no sapiens2
             out.write(json.dumps(line) + '\n')
             out.flush()
             records.append(line)
@@ -194,9 +195,9 @@ def run(args: argparse.Namespace) -> None:
     records = sorted((line for line in records if line['name'] in order), key=lambda line: order[line['name']])
     prefix = args.file_prefix if args.file_prefix is not None else osp.basename(osp.normpath(args.images)) + '/'
     coco = osp.join(args.out, 'teacher_keypoints308.json')
-    with open(coco + '.part', 'w') as f:
+    with open(coco + '.part', 'w') as f:  # direct write: .venv-teacher has no sapiens2
         json.dump(coco_file(records, prefix, names), f)
-    os.replace(coco + '.part', coco)
+    os.replace(coco + '.part', coco)  # direct write: .venv-teacher has no sapiens2
     print(f'{coco}: {sum("keypoints" in line for line in records)} people in {len(records)} photos')
 
 
