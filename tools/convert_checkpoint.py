@@ -105,7 +105,8 @@ def compare(args: argparse.Namespace) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    for src in args.paths[:-1] if args.average else args.paths[:1]:
+    sources = args.paths[:-1] if args.average else [] if args.from_transformers else args.paths[:1]  # not DST
+    for src in sources:
         fetch_released(src)  # SRC or CKPT: an unreachable released checkpoint fails before torch is imported
     register_all_modules()
     if args.to_transformers:
