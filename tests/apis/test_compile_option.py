@@ -2,6 +2,7 @@
 computes what the eager model computes; bundles (ONNX Runtime) refuse it in one line before anything is built."""
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from torch import nn
@@ -37,7 +38,7 @@ def test_bundles_and_models_without_a_sapiens2_backbone_refuse_compile(tmp_path,
     bundle.mkdir()
     with pytest.raises(ValueError, match='runs with onnxruntime .*leave out --compile'):
         plan_model(str(bundle), None, 'cpu', 'fp32', compile=True)
-    (tmp_path / 'x.png').write_bytes(b'')
+    cv2.imwrite(str(tmp_path / 'x.png'), np.zeros((8, 8, 3), np.uint8))  # a readable input: the model is refused
     assert main([str(tmp_path / 'x.png'), '--model', str(bundle), '--compile', '--out', str(tmp_path / 'o')]) != 0
     err = capsys.readouterr().err.strip()
     assert err.startswith('sapiens2-infer: error: ') and 'leave out --compile' in err and '\n' not in err

@@ -224,7 +224,7 @@ def test_unreadable_uploads_and_user_errors_are_page_messages(tmp_path, photo):
     assert shown_errors(gr, gradio_decoder, 'a photo')(photo) == (192, 256)
 
     predict = shown_errors(gr, WebDemo(str(tmp_path), device='cpu').run)
-    with pytest.raises(_PageError, match=r'cannot read image .*notes\.png: not an image file Pillow can decode'):
+    with pytest.raises(_PageError, match=r'input .*notes\.png is not an image OpenCV can read'):
         predict(str(tmp_path / 'notes.png'), ['pose-tiny'])
     with pytest.raises(_PageError, match='choose at least one model'):
         predict(photo, [])
