@@ -35,6 +35,17 @@ exec_torchrun() {
     --master_addr="${MASTER_ADDR:-127.0.0.1}" --nproc_per_node="$gpus" --master_port="${PORT:-29500}" "$@"
 }
 
+# exec_srun PARTITION JOB_NAME SCRIPT ARG...: run SCRIPT with ARGs as one SLURM task per GPU. Env: GPUS (total,
+# default 8), GPUS_PER_NODE (8), CPUS_PER_TASK (5), SRUN_ARGS (extra srun options).
+exec_srun() {
+  local partition=$1 job_name=$2
+  shift 2
+  # shellcheck disable=SC2086
+  exec srun -p "$partition" --job-name="$job_name" --gres=gpu:"${GPUS_PER_NODE:-8}" --ntasks="${GPUS:-8}" \
+    --ntasks-per-node="${GPUS_PER_NODE:-8}" --cpus-per-task="${CPUS_PER_TASK:-5}" --kill-on-bad-exit=1 ${SRUN_ARGS:-} \
+    "$PYTHON" -u "$@"
+}
+
 if [ -z "${PYTHON:-}" ]; then
   if [ -x "$ROOT/.venv/bin/python" ]; then PYTHON=$ROOT/.venv/bin/python; else PYTHON=python; fi
 fi

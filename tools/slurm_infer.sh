@@ -7,11 +7,4 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/tools/launch_common.sh"
 take_args infer.py PARTITION JOB_NAME INPUT -- "$@"
-GPUS=${GPUS:-8}
-GPUS_PER_NODE=${GPUS_PER_NODE:-8}
-CPUS_PER_TASK=${CPUS_PER_TASK:-5}
-SRUN_ARGS=${SRUN_ARGS:-}
-# shellcheck disable=SC2086
-exec srun -p "$PARTITION" --job-name="$JOB_NAME" --gres=gpu:"$GPUS_PER_NODE" --ntasks="$GPUS" \
-  --ntasks-per-node="$GPUS_PER_NODE" --cpus-per-task="$CPUS_PER_TASK" --kill-on-bad-exit=1 $SRUN_ARGS \
-  "$PYTHON" -u "$ROOT/tools/infer.py" "${@:3}" --launcher slurm
+exec_srun "$PARTITION" "$JOB_NAME" "$ROOT/tools/infer.py" "${@:3}" --launcher slurm
