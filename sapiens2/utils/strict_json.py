@@ -36,3 +36,13 @@ def dumps(value: Any, **kwargs: Any) -> str:
         return json.dumps(value, allow_nan=False, **kwargs)
     except (ValueError, TypeError):  # a non-finite float, or a numpy value that finite() converts
         return json.dumps(finite(value), allow_nan=False, **kwargs)
+
+
+def load_file(path: str, remedy: str) -> Any:
+    """The JSON value in ``path``, a file this program keeps and reads back (a record, a results list); one that
+    cannot be read or parsed is one ``ValueError`` line naming it, the reason and ``remedy`` (what the user does)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as err:
+        raise ValueError(f'{path} is not readable JSON ({err}); {remedy}') from err

@@ -4,6 +4,7 @@ import os
 import os.path as osp
 from typing import Any, Dict
 
+from sapiens2.utils import strict_json
 from sapiens2.utils.atomic_save import atomic_write_text
 
 SETTINGS_NAME = 'settings.json'
@@ -31,12 +32,7 @@ def check_settings(job_dir: str, settings: Dict[str, Any], overwrite: bool, writ
     settings = json.loads(json.dumps(settings))  # as it reads back (tuples are lists)
     recorded = None
     if osp.exists(path):
-        try:
-            with open(path) as f:
-                recorded = json.load(f)
-        except (OSError, ValueError) as err:
-            raise ValueError(f'{path} is not readable ({err}); run again with --overwrite to label everything '
-                             'anew') from err
+        recorded = strict_json.load_file(path, 'run again with --overwrite to label everything anew')
     changed = sorted(key for key in set(settings) | set(recorded or {})
                      if recorded is not None and recorded.get(key) != settings.get(key))
     if changed and not overwrite:

@@ -1,6 +1,5 @@
 """A COCO results file (the list pycocotools' ``COCO.loadRes`` reads) of the people of the images of an output
 folder: an index that every run adds its images to (``people/coco_results.json``)."""
-import json
 import os.path as osp
 from typing import Dict, Iterable, List, Optional
 
@@ -87,12 +86,7 @@ def update_coco_results(path: str, records: List[dict]) -> str:
 def _read_results(path: str) -> List[dict]:
     if not osp.exists(path):
         return []
-    try:
-        with open(path) as f:
-            existing = json.load(f)
-    except (OSError, ValueError) as err:
-        raise ValueError(f'{path} is not a readable COCO results file ({err}); move it away to start a new '
-                         'one') from err
+    existing = strict_json.load_file(path, 'move it away to start a new one')
     if not isinstance(existing, list) or not all(isinstance(e, dict) and 'image_name' in e and 'image_id' in e
                                                  for e in existing):
         raise ValueError(f'{path} is not a COCO results list with image_name and image_id per entry (as '
