@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from sapiens2.utils.strict_json import dumps, finite
+from sapiens2.utils.strict_json import dumps, finite, load_file
 
 
 def _strict(text):
@@ -27,3 +27,14 @@ def test_finite_json_is_written_as_json_dumps_writes_it():
 def test_what_json_cannot_write_is_still_a_type_error():
     with pytest.raises(TypeError):
         dumps(dict(x=object()))
+
+
+def test_a_kept_file_reads_back_and_a_cut_one_is_one_line_with_the_remedy(tmp_path):
+    path = tmp_path / 'record.json'
+    path.write_text(dumps(dict(a=[1, None])))
+    assert load_file(str(path), 'remove it') == dict(a=[1, None])
+    path.write_text('{"a": [1,')  # cut short
+    with pytest.raises(ValueError, match=r'^.*record\.json is not readable JSON \(.*\); remove it$'):
+        load_file(str(path), 'remove it')
+    with pytest.raises(ValueError, match=r'is not readable JSON \(.*Is a directory.*\); remove it$'):
+        load_file(str(tmp_path), 'remove it')
