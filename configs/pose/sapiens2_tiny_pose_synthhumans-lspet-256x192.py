@@ -21,11 +21,14 @@ lspet_ann_file = 'annotations/lspet_teacher_train.json'  # or lspet_keypoints308
 # factors give about 7000 of each, half and half.
 synthhumans_ratio = 2.0
 lspet_ratio = 0.75
+# What the model card says of the real photos (tools/misc/train_demo_models.py --mixed).
+real_data = ('LSP-Extended (Johnson and Everingham, CVPR 2011; github.com/axelcarlier/lsp): 9,500 sport photos, '
+             '12 limb joints and the neck labelled on Mechanical Turk, the face, foot and hand points added by '
+             'MediaPipe 0.10.21 Holistic (Apache-2.0) where it was confident and agreed with the labels')
 
 load_from = 'sapiens2/demo_models/sapiens2_tiny_pose_synthhumans-256x192.safetensors'
-# 4000 iterations of batch 8: about 40 min at the shipped training's 0.6 s per iteration on a quiet core (not yet
-# run to the end: docs/demo_models.md).
-max_iters = 4000
+# 3000 iterations of batch 8 (docs/demo_models.md: its time and figures).
+max_iters = 3000
 warmup_iters = 20
 train_cfg = dict(max_iters=max_iters, val_interval=max_iters)
 optim_wrapper = dict(optimizer=dict(lr=1e-3))  # the shipped model's continuation rate (train_demo_models.py)

@@ -242,6 +242,8 @@ def test_average_into_writes_the_mean_as_the_work_dirs_last_checkpoint(tmp_path)
      'nowhere/sapiens2_tiny_seg_synthhumans-256x192.safetensors is missing'),
     (['--tasks', 'pose', '--init', 'shipped', '--start-dir', 'nowhere'],
      '--start-dir nowhere: nowhere/sapiens2_tiny_pose_synthhumans-256x192.safetensors is missing'),
+    (['--mixed'], '--mixed trains pose, seg, matting from their shipped models'),
+    (['--mixed', '--tasks', 'pose', '--init', 'shipped'], 'without --init or --average'),
 ])
 def test_source_folders_are_checked_before_any_work(monkeypatch, argv, message):
     monkeypatch.setattr('sys.argv', ['train_demo_models.py', *argv])
@@ -263,3 +265,32 @@ def test_a_model_continued_from_a_mean_counts_the_trainings_of_both_chains():
     assert 'took at least 1.0 CPU hours' in lines[0]  # 1800 + 1800 + 0.5 s; r2 unmeasured
     assert lines[0].endswith("starting from the mean of 2 checkpoints (their chains are in the last row's card).")
     assert lines[-1] == '| `mean.safetensors` (mmmmmmmmmmmm) | 0 | 0 | the mean of 2 checkpoints (its card) |'
+
+
+@pytest.mark.parametrize('name', sorted(tool.MIXED_CONFIGS))
+def test_a_mixed_config_continues_the_shipped_model_of_its_task(name):
+    """--mixed: the config starts from the task's shipped checkpoint, names its real data for the card, decays to 0 at
+    its last iteration, and its model is the task's (the shipped file, read with the task's config, loads strictly)."""
+    from sapiens2.engine.launch import load_config
+    task = tool.TASKS[name]
+    for module in task.imports:
+        __import__(module)
+    mixed, shipped = (load_config(str(REPO / path)) for path in (tool.MIXED_CONFIGS[name], task.config))
+    assert mixed.load_from == f'sapiens2/demo_models/{tool.config_name(task)}.safetensors'
+    assert (REPO / mixed.load_from).is_file() and 'CVPR' in mixed.real_data
+    assert mixed.param_scheduler[-1].end == mixed.train_cfg.max_iters
+    assert mixed.model == shipped.model
+
+
+def test_the_card_of_a_mixed_training_names_its_real_photos_and_a_resumed_run(tmp_path):
+    assert tool.real_data_text(dict(tool.DATA)) == []
+    assert tool.real_data_text(dict(tool.DATA, real_data='LSPET')) == ['', 'Real photos mixed in: LSPET']
+    training = dict(iterations=3000, batch_size=8, wall_s=5.0, cpu_s=4.0, threads='1', load_average='1 -> 1',
+                    machine='x86_64, 2 cores')
+    card = dict(command='c', seed=0, training=training)
+    assert 'resumed' not in tool.training_text(card)
+    training['resumed_from'] = 'w/iter_3000.pth'
+    assert tool.training_text(card).endswith('(resumed from `w/iter_3000.pth`: the times are of this run alone).')
+    assert tool.last_checkpoint(str(tmp_path)) is None
+    (tmp_path / 'last_checkpoint').write_text('w/iter_3000.pth')
+    assert tool.last_checkpoint(str(tmp_path)) == 'w/iter_3000.pth'

@@ -2,6 +2,7 @@
 
 Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap albedo matting] [--threads N] [--jobs N]
        [--out work_dirs/demo_models] [--data-root data/synthhumans_demo] [--skip-train | --shipped | --average DIR...]
+       [--mixed]
        [--photo-ratio 0.5 [--photo-folder DIR]] [--patterned-clothes] [--posture-ratio 0.4]
 
 1. Renders the SynthHumans set the demo configs read (``DATA``; reused when it is already there).
@@ -22,7 +23,9 @@ Usage: python tools/misc/train_demo_models.py [--tasks pose seg normal pointmap 
 in int8 as ``--dtype int8`` runs them on this CPU and the rest in bf16 where the CPU computes it natively, else fp32
 (mode ``trained_int8``, :mod:`sapiens2.models.layers.int8_linear`). ``--average DIR
 DIR...`` replaces step 2 with the mean of the checkpoints in those folders (a model soup; its card holds each one's
-chain). Each step is one child process (``--evaluate`` is the internal entry point of step 4).
+chain). ``--mixed`` trains the mixed-data configs instead (``MIXED_CONFIGS``: SynthHumans with real photos, from the
+shipped models); the card names their real data. A rerun after a kill resumes each training from its last checkpoint.
+Each step is one child process (``--evaluate`` is the internal entry point of step 4).
 """
 import argparse
 import json
@@ -54,6 +57,11 @@ PRECISION_MODES = dict(bf16=BF16_MODE, int8=INT8_MODE)  # flag -> mode: the chec
 # --jobs 2 --threads 1 takes about 45 min of training on 2 cores (pose on one core, the other five on the other).
 CONTINUE_ITERS = dict(pose=2400, seg=1500, normal=400, pointmap=400, albedo=400, matting=600)
 CONTINUE_LR, CONTINUE_WARMUP = 1e-3, 20
+# --mixed: the configs that continue a task's shipped model on SynthHumans mixed with real photos (docs/demo_models.md);
+# each sets its sources, shares, schedule and start (load_from), and names its real data in ``real_data``.
+MIXED_CONFIGS = dict(pose='configs/pose/sapiens2_tiny_pose_synthhumans-lspet-256x192.py',
+                     seg='configs/seg/sapiens2_tiny_seg_synthhumans_ccp_lspet-256x192.py',
+                     matting='projects/matting/configs/sapiens2_tiny_matting_synthhumans_ccp_lspet-256x192.py')
 
 
 def pose_options(root: str) -> Dict[str, str]:
@@ -472,13 +480,27 @@ def card_markdown(card: dict) -> str:
              f'(renderer {card["data"]["renderer_version"]}), {card["data"]["num_train"]} '
              f'training and {card["data"]["num_val"]} validation images at {card["data"]["size"]} (H, W), seed '
              f'{card["data"]["seed"]}{data_text(card["data"])}; training samples: '
-             f'{card["data"]["train_samples"]}.', '', training_text(card), '',
+             f'{card["data"]["train_samples"]}.', *real_data_text(card["data"]), '', training_text(card), '',
              *init_markdown(card['init']), '',
              *(f'Baseline {mode}: {card["baselines"][mode]["description"]}.' for mode in card['baselines']), '',
              *evaluation_text(card), *metrics_table(card)]
     lines += ['', f'Target: {card["headline"]} {target_text(card)}: '
               f'{"reached" if card["target_reached"] else "not reached"}.', '']
     return '\n'.join(lines)
+
+
+def real_data_text(data: dict) -> List[str]:
+    """The real photos a mixed-data training added (``--mixed``: the config's ``real_data``), for the card."""
+    return ['', f'Real photos mixed in: {data["real_data"]}'] if data.get('real_data') else []
+
+
+def last_checkpoint(work_dir: str) -> Optional[str]:
+    """The checkpoint a training in ``work_dir`` would resume from (None for a new one)."""
+    path = osp.join(work_dir, 'last_checkpoint')
+    if not osp.isfile(path):
+        return None
+    with open(path) as f:
+        return f.read().strip() or None
 
 
 def averaged(card: dict) -> bool:
@@ -491,9 +513,12 @@ def training_text(card: dict) -> str:
     if averaged(card):
         return (f'Made without training of its own: `{card["command"]}` averaged {training["averaged"]} checkpoints '
                 f'in {training["wall_s"]:.0f} s on {training["machine"]}.')
+    resumed = (f' (resumed from `{training["resumed_from"]}`: the times are of this run alone)'
+               if training.get('resumed_from') else '')
     return (f'Training: `{card["command"]}` (seed {card["seed"]}, {training["iterations"]} iterations, '
             f'batch {training["batch_size"]}), {training["wall_s"]:.0f} s wall, {training["cpu_s"]:.0f} s CPU, '
-            f'{training["threads"]} thread(s), load average {training["load_average"]} on {training["machine"]}.')
+            f'{training["threads"]} thread(s), load average {training["load_average"]} on {training["machine"]}'
+            f'{resumed}.')
 
 
 def same_set(a: dict, b: dict) -> bool:
@@ -651,13 +676,16 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
     cfg = Config.fromfile(osp.join(REPO, task.config))
     stem = config_name(task)
     work_dir = osp.join(args.out, 'train', stem)
-    options = task.data_options(shown(data_root)) if args.data_root != DEFAULT_DATA_ROOT else {}
+    # --mixed configs name their own sources; --data-root is then the SynthHumans set they are evaluated on
+    options = task.data_options(shown(data_root)) if args.data_root != DEFAULT_DATA_ROOT and not args.mixed else {}
     shipped_start = osp.join(args.start_dir, f'{stem}.safetensors')
     if args.init == 'shipped':
         with open(osp.join(args.start_dir, f'{stem}.json')) as f:
             start_card = json.load(f)
         options.update(continue_options(name, shown(shipped_start)))
-    train_cmd = ['tools/train.py', task.config, '--work-dir', shown(work_dir), *option_args(options)]
+    train_config = MIXED_CONFIGS[name] if args.mixed else task.config
+    # --resume: a rerun after a kill goes on from the last checkpoint (one at the end: nothing left to train)
+    train_cmd = ['tools/train.py', train_config, '--work-dir', shown(work_dir), '--resume', *option_args(options)]
     source = SHIPPED_DIR if args.shipped else args.out
     checkpoint = osp.join(source, f'{stem}.safetensors')
     card_path = osp.join(args.out, f'{stem}.json')
@@ -679,8 +707,8 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
             init=dict(average_of=parents))
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
     else:
-        print(f'==> {name}: training {task.config}', flush=True)
-        load = os.getloadavg()[0]
+        print(f'==> {name}: training {train_config}', flush=True)
+        load, resumed = os.getloadavg()[0], last_checkpoint(work_dir)
         wall, cpu = run_child([sys.executable, *train_cmd], osp.join(work_dir, 'train.log'), env)
         print(f'    {name}: trained in {wall:.0f} s wall, {cpu:.0f} s CPU', flush=True)
         card = dict(
@@ -688,13 +716,17 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
             command=(f'OMP_NUM_THREADS={env["OMP_NUM_THREADS"]} ' if 'OMP_NUM_THREADS' in env else '') +
             'python ' + ' '.join(train_cmd),
             data=dict(data, size=list(data['size']), root=shown(data_root), renderer_version=RENDERER_VERSION,
-                      train_samples=train_samples(name, data_root, data), render_s=round(data_s, 1)),
-            training=dict(iterations=CONTINUE_ITERS[name] if args.init == 'shipped' else cfg.train_cfg.max_iters,
+                      train_samples=train_samples(name, data_root, data), render_s=round(data_s, 1),
+                      **({'real_data': Config.fromfile(osp.join(REPO, train_config)).real_data} if args.mixed
+                         else {})),
+            training=dict(iterations=CONTINUE_ITERS[name] if args.init == 'shipped' else
+                          Config.fromfile(osp.join(REPO, train_config)).train_cfg.max_iters,
                           batch_size=cfg.train_dataloader.batch_size,
                           wall_s=round(wall, 1), cpu_s=round(cpu, 1),
                           threads=env.get('OMP_NUM_THREADS', f'default ({os.cpu_count()} cores)'),
                           load_average=f'{load:.1f} -> {os.getloadavg()[0]:.1f}',
-                          machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version()))
+                          machine=f'{platform.machine()}, {os.cpu_count()} cores', torch=_torch_version(),
+                          **({'resumed_from': shown(resumed)} if resumed else {})))
         card['checkpoint'] = write_checkpoint(name, work_dir, checkpoint, card)
     if args.skip_train or args.shipped or args.average:
         evaluation = dict(data, size=list(data['size']), root=shown(data_root))
@@ -702,6 +734,12 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
             card['evaluation_data'] = evaluation
         else:
             card.pop('evaluation_data', None)
+    elif args.mixed:
+        start = osp.join(REPO, Config.fromfile(osp.join(REPO, train_config)).load_from)
+        with open(osp.splitext(start)[0] + '.json') as f:
+            start_card = json.load(f)
+        card['init'] = dict(checkpoint=shown(start), sha256=file_sha256(start),
+                            its_card={key: start_card.get(key) for key in CHAIN_KEYS})
     else:
         card['init'] = ('random (from scratch); see docs/pretraining.md' if args.init == 'scratch' else
                         dict(checkpoint=shown(shipped_start), sha256=file_sha256(shipped_start), lr=CONTINUE_LR,
@@ -777,6 +815,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument('--start-dir', default=SHIPPED_DIR,
                         help='--init shipped: the folder of the checkpoints and cards to continue from (default: the '
                         'shipped ones; e.g. the --out of an earlier run)')
+    parser.add_argument('--mixed', action='store_true',
+                        help='train the mixed-data configs (SynthHumans with real photos, MIXED_CONFIGS), which '
+                        'continue the shipped models; pose, seg and matting')
     parser.add_argument('--skip-train', action='store_true', help='re-evaluate the checkpoints already in --out')
     parser.add_argument('--average', nargs='+', metavar='DIR',
                         help='instead of training, average the checkpoints of these folders (two or more, each with '
@@ -809,7 +850,10 @@ def parse_args() -> argparse.Namespace:
 
 def check_source_folders(args: argparse.Namespace) -> None:
     """One line before any work unless every folder the run starts from (``--average``, or ``--start-dir`` with
-    ``--init shipped``) holds a checkpoint and a card of every task."""
+    ``--init shipped``) holds a checkpoint and a card of every task, and ``--mixed`` goes with what it trains."""
+    if args.mixed and (set(args.tasks) - set(MIXED_CONFIGS) or args.init != 'scratch' or args.average):
+        raise SystemExit(f'--mixed trains {", ".join(MIXED_CONFIGS)} from their shipped models (their configs set '
+                         'the start): choose --tasks among them, without --init or --average')
     if args.average:
         if args.skip_train or args.shipped:
             raise SystemExit('--average makes a new checkpoint; it does not go with --skip-train or --shipped')
