@@ -6,8 +6,9 @@
 those of a COCO-style split file (e.g. LSPET's training split, so the held-out photos stay unseen); photos without
 a mask are left out.
 
-    python tools/dataset_converters/teacher_masks_to_dense.py --split data/lspet/annotations/lspet_keypoints308_train.json \\
-        --images data/lspet --masks data/lspet/teacher/masks --out data/lspet_teacher_dense
+    python tools/dataset_converters/teacher_masks_to_dense.py \\
+        --split data/lspet/annotations/lspet_keypoints308_train.json --images data/lspet \\
+        --masks data/lspet/teacher/masks --out data/lspet_teacher_dense
 
 Writes ``<out>/rgb/<stem>.jpg`` (the photo's bytes), ``<out>/alpha/<stem>.png`` and ``<out>/seg/<stem>.png``, the
 layout of ``MattingDirDataset`` and of a seg dataset with ``data_prefix=dict(img_path='rgb', seg_map_path='seg')``.
