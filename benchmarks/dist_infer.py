@@ -113,7 +113,7 @@ def listing(work: str, count: int = 100_000) -> None:
         ledger.close()
 
         def check():
-            sources = collect_sources(expand_inputs([osp.join(work, 'list.txt')]))
+            sources = collect_sources(expand_inputs([osp.join(work, 'list.txt')]), check_images=False)  # as a job lists
             finished = {name for name, entry in read_ledgers(job).items() if entry['status'] == DONE}
             todo = [source for source in sources if source.name not in finished]
             return todo, [rank_share(todo, rank, 8) for rank in range(8)]

@@ -201,8 +201,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
         return 0
     from .io.input_lists import expand_inputs
     from .io.sources import collect_sources
-    # input mistakes show before any model is built
-    sources = collect_sources(expand_inputs(args.inputs), args.recursive)
+    # input mistakes show before any model is built; a labelling job records an unreadable image and goes on
+    sources = collect_sources(expand_inputs(args.inputs), args.recursive, check_images=args.launcher is None)
     if args.launcher is not None:
         live = [source.path for source in sources if source.live]
         if live:

@@ -300,7 +300,8 @@ def _output_name(name: str, path: str) -> str:
     return f'{head}/{short}' if head else short
 
 
-def collect_sources(inputs: InputType, recursive: bool = False, first_array: int = 0) -> List[Source]:
+def collect_sources(inputs: InputType, recursive: bool = False, first_array: int = 0,
+                    check_images: bool = True) -> List[Source]:
     """Expand inputs into sources with unique names, in a stable order (folders sorted by file name).
 
     Args:
@@ -310,6 +311,8 @@ def collect_sources(inputs: InputType, recursive: bool = False, first_array: int
             folder (``sub/x``), so outputs mirror the input tree.
         first_array: The number of the first array's name (``array_<first_array:06d>``), the next ones counting on
             (an output folder's next free one: :func:`~sapiens2.apis.io.output_guard.next_array_number`).
+        check_images: Refuse an image path given by itself that OpenCV cannot read (its first bytes), before any
+            model is built. A labelling job turns it off: there a bad item goes to its failures and the job goes on.
     """
     if isinstance(inputs, (str, os.PathLike, np.ndarray, Source)):
         inputs = [inputs]
@@ -328,12 +331,12 @@ def collect_sources(inputs: InputType, recursive: bool = False, first_array: int
             origin = 'folder:' + osp.realpath(path)
             collected += [(source, origin) for source in _folder_sources(path, recursive)]
         else:
-            collected.append(_file_source(os.fspath(item)))
+            collected.append(_file_source(os.fspath(item), check_images))
     _make_names_unique(collected)
     return [source for source, _ in collected]
 
 
-def _file_source(path: str) -> Tuple[Source, str]:
+def _file_source(path: str, check_image: bool = True) -> Tuple[Source, str]:
     if is_live_input(path):
         name = live_name(path)
         return Source('video', name, name, path=path, live=True, capture=open_capture(path)), ''
@@ -345,7 +348,7 @@ def _file_source(path: str) -> Tuple[Source, str]:
     if _kind_of(path) == 'video':
         return Source('video', name, name, path=path, long_name=long_name), ''
     if _kind_of(path) == 'image':
-        if osp.isfile(path) and not cv2.haveImageReader(path):  # its first bytes, before any model is built
+        if check_image and osp.isfile(path) and not cv2.haveImageReader(path):  # its first bytes, before any model is built
             raise ValueError(f'input {path} is not an image OpenCV can read (empty, damaged, or another kind of file '
                              'with an image name); check the file, or convert it to JPEG or PNG')
         return Source('image', name, 'images', path=path, long_name=long_name), 'images'

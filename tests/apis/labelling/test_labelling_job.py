@@ -128,6 +128,22 @@ def test_one_process_merges_to_the_same_files(reference, job_inputs, tmp_path, c
     assert capsys.readouterr().out.strip().splitlines()[-1].startswith(f'{IMAGES + 1} items: {IMAGES} succeeded')
 
 
+def test_a_listed_file_that_is_no_image_is_a_failure_of_a_job_and_an_error_of_a_run(job_inputs, tmp_path, capsys):
+    """The early not-an-image check of a run (before the model is built) stays out of a job's way: there the item is
+    recorded in failures.jsonl and the others are labelled."""
+    folder, _ = job_inputs
+    (tmp_path / 'notes.jpg').write_text('not a photo')
+    listing = tmp_path / 'list.txt'
+    listing.write_text(f'{folder / "000000.jpg"}\nnotes.jpg\n{folder / "000001.jpg"}\n')
+    args = [str(listing), *options(job_inputs, tmp_path / 'labels')[1:], '--quiet']
+    assert main(args) != 0  # a run: one line before any model
+    assert 'notes.jpg is not an image OpenCV can read' in capsys.readouterr().err
+    assert main([*args, '--launcher', 'none']) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith('3 items: 2 succeeded, 1 failed')
+    failures = [json.loads(line) for line in (tmp_path / 'labels' / 'failures.jsonl').read_text().splitlines()]
+    assert [entry['item'] for entry in failures] == ['notes']
+
+
 def test_a_rerun_skips_the_done_items_and_other_settings_are_refused(reference, job_inputs, tmp_path, capsys,
                                                                     caplog):
     out = tmp_path / 'labels'
