@@ -128,8 +128,8 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     pictures = sorted((work_dir / 'pictures').glob('*.png'))
-    assert [p.name.split('_0')[0] for p in pictures] == ['multi_person', 'multi_person', 'training_before_after.png',
-                                                         'val']
+    assert [p.name.split('_0')[0] for p in pictures] == ['multi_person', 'multi_person', 'real_astronaut.png',
+                                                         'training_before_after.png', 'val']
     height, width = cv2.imread(str(pictures[0])).shape[:2]
     assert width == 7 * 192 and height > 256  # 256x192 images, seven titled panels
     assert pictures[1].name.endswith('_people.png') and f'people:         {pictures[1]}' in proc.stdout
@@ -142,7 +142,8 @@ def test_demo_draws_every_shipped_task_and_trains(synthhumans_root, tmp_path):
     # The default precision is one line of the inference stage, not a Python warning with its source line.
     assert 'DtypeNotice' not in proc.stderr and proc.stdout.count('    precision: dtype auto -> ') <= 1
     assert (work_dir / 'train' / 'iter_4.pth').is_file()
-    assert cv2.imread(str(pictures[2])).shape[1] == 3 * 192  # [image | untrained | trained]
+    assert cv2.imread(str(pictures[3])).shape[1] == 3 * 192  # [image | untrained | trained]
+    assert 'and a real photo: ' in proc.stdout and 'astronaut.png' in proc.stdout  # scikit-image's sample
 
 
 def test_a_checkpoint_trained_with_another_config_gets_a_notice(tmp_path):

@@ -14,8 +14,8 @@ Stages (each prints its measured time):
    A task without a shipped model is skipped with a notice; a listed model whose file is missing is an error that
    names the file and the command that re-trains it (the other tasks still run).
 3. inference: all models through ``sapiens2.apis.Sapiens2Inferencer`` (the config's test pipeline) on the first
-   ``--num-images`` validation images and on the validation scene with the most people (the generator renders 1-3
-   people per scene); pose runs on the annotated person boxes.
+   ``--num-images`` validation images, on the validation scene with the most people (the generator renders 1-3
+   people per scene) and on one real photo (``REAL_PHOTO``); pose runs on the annotated person boxes.
 4. pictures: one composite per image ([image | pose skeleton | body parts | normals | depth | albedo | alpha],
    ``sapiens2.visualization.composite``), a contact sheet and a small JPEG of the multi-person scene; its people
    (``people=True``: pose with seg and pointmap) as ``pictures/multi_person_<stem>_people.png`` [instance masks | 3D
@@ -58,6 +58,9 @@ TRAIN_METRIC = 'mIoU'
 METRIC_LINE = re.compile(r'Iter\(test\) \[[^\]]*\]\s+(.*)')
 ECHOED_LINE = re.compile(r'Iter\(train\) \[\s*(\d+)/(\d+)\].*?\sloss: ([\d.]+)')
 SHIPPED_DIR = osp.join(REPO, 'sapiens2', 'demo_models')
+#: The real photo beside the rendered scenes: scikit-image's sample ``astronaut.png`` (Eileen Collins, NASA, public
+#: domain; read from the installed package, not carried here), its composite's name and her person box (xyxy).
+REAL_PHOTO = ('real_astronaut', 'astronaut.png', [15, 10, 370, 512])
 
 
 def retrain_command(task: str, models_dir: str) -> str:
@@ -221,6 +224,17 @@ def held_out_images(data_root: str, num_images: int) -> Tuple[List[Tuple[str, st
         if image['id'] in boxes:
             per_stem[stem] = boxes[image['id']]
     return named, per_stem
+
+
+def real_photo() -> Optional[Tuple[Tuple[str, str], str, list]]:
+    """((name, path), file stem, person box) of :data:`REAL_PHOTO`; None when scikit-image has no such sample."""
+    try:
+        import skimage
+    except ImportError:
+        return None
+    name, file_name, box = REAL_PHOTO
+    path = osp.join(osp.dirname(skimage.__file__), 'data', file_name)
+    return ((name, path), osp.splitext(file_name)[0], box) if osp.isfile(path) else None
 
 
 # ----------------------------------------------------------------------------------------------------- inference
@@ -539,6 +553,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         images, boxes = held_out_images(data_root, args.num_images)
         print(f'    {shown(data_root)}: {len(images)} validation images (multi-person scene: {images[0][0]}, '
               f'{len(boxes.get(images[0][0].rsplit("_", 1)[-1], []))} people)')
+        photo = real_photo()
+        if photo:
+            images.append(photo[0])
+            boxes[photo[1]] = [photo[2]]
+            print(f'    and a real photo: {shown(photo[0][1])}')
+        else:
+            data_notices.append(f'scikit-image\'s {REAL_PHOTO[1]} is not installed: no real photo in the pictures')
         for notice in data_notices:
             print(f'    NOTICE {notice}')
         pictures_dir = osp.join(work_dir, 'pictures')
