@@ -1,4 +1,5 @@
 """``Sapiens2Runner``: MMEngine's Runner with strict, format-agnostic checkpoint loading."""
+import itertools
 import re
 from collections import OrderedDict
 from typing import Callable, Optional, Union
@@ -97,4 +98,6 @@ class Sapiens2Runner(Runner):
                                                         param_groups(self.optim_wrapper.state_dict()))) from err
         finally:
             self._loaded_param_groups = None
-        check_schedule_left(self, str(filename))
+        if check_schedule_left(self, str(filename)) == 0 and hasattr(self.train_loop, 'dataloader_iterator'):
+            # Nothing left to train: MMEngine's iteration loop would still load every batch it skips (minutes).
+            self.train_loop.dataloader_iterator = itertools.repeat(None)

@@ -470,6 +470,19 @@ def test_resume_with_an_empty_record_continues_from_the_newest_checkpoint(tmp_pa
     assert 'resumed epoch: 0, iter: 3' in logs and runner.iter == 4
 
 
+def test_a_resume_at_the_end_of_the_schedule_reads_no_batch(tmp_path, monkeypatch):
+    """MMEngine's iteration loop loads every batch it skips on resume; at the schedule's end none is read."""
+    from tests.engine.dist_launch import build_toy_runner
+    work = tmp_path / 'work'
+    build_toy_runner(work, **{'train_cfg.max_iters': 3}).train()
+    runner = build_toy_runner(work, resume=True, experiment_name='at_end', **{'train_cfg.max_iters': 3})
+    fetched = []
+    monkeypatch.setattr(type(runner.train_dataloader.dataset), '__getitem__', lambda self, i: fetched.append(i))
+    runner.train()
+    assert runner.iter == 3 and not fetched
+    assert 'nothing is left to train' in ''.join(p.read_text() for p in work.glob('*/*.log'))
+
+
 @pytest.mark.slow
 def test_tools_test_reads_a_scheme_uri_and_trusts_only_when_told(tmp_path):
     """tools/test.py: a toy:// checkpoint (scheme registered by the config's custom_imports); a pickle that runs code

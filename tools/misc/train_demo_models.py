@@ -735,10 +735,12 @@ def process_task(name: str, args, env: dict, data_root: str, data_s: float, data
         else:
             card.pop('evaluation_data', None)
     elif args.mixed:
-        start = osp.join(REPO, Config.fromfile(osp.join(REPO, train_config)).load_from)
+        mixed = Config.fromfile(osp.join(REPO, train_config))
+        start = osp.join(REPO, mixed.load_from)
         with open(osp.splitext(start)[0] + '.json') as f:
             start_card = json.load(f)
-        card['init'] = dict(checkpoint=shown(start), sha256=file_sha256(start),
+        card['init'] = dict(checkpoint=shown(start), sha256=file_sha256(start), lr=mixed.optim_wrapper.optimizer.lr,
+                            warmup_iters=mixed.param_scheduler[0].end,
                             its_card={key: start_card.get(key) for key in CHAIN_KEYS})
     else:
         card['init'] = ('random (from scratch); see docs/pretraining.md' if args.init == 'scratch' else

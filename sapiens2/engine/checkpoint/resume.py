@@ -37,9 +37,10 @@ def optimizer_mismatch_message(checkpoint: str, saved: Optional[List[dict]], cur
             f'{NEW_SCHEDULE_HINT.format(checkpoint)}.')
 
 
-def check_schedule_left(runner, checkpoint: str) -> None:
+def check_schedule_left(runner, checkpoint: str) -> int:
     """After ``runner`` resumed from ``checkpoint``: a ``ValueError`` when the checkpoint is past the end of the
-    config's schedule (nothing would be trained, silently), a warning when it is exactly at the end."""
+    config's schedule (nothing would be trained, silently), a warning when it is exactly at the end. Returns the
+    iterations (or epochs) left."""
     loop = runner.train_loop
     by_epoch = isinstance(loop, EpochBasedTrainLoop)
     unit, done, end = ('epoch', runner.epoch, loop.max_epochs) if by_epoch else ('iteration', runner.iter,
@@ -52,6 +53,7 @@ def check_schedule_left(runner, checkpoint: str) -> None:
     if done == end:
         print_log(f'{checkpoint} was saved at the end of the schedule ({key} = {end}): nothing is left to train. '
                   f'Raise {key} to train longer.', logger='current', level=logging.WARNING)
+    return end - done
 
 
 def find_resume_checkpoint(work_dir: str) -> Optional[str]:
