@@ -284,7 +284,7 @@ def test_a_mixed_config_continues_the_shipped_model_of_its_task(name):
 
 def test_the_card_of_a_mixed_training_names_its_real_photos_and_a_resumed_run(tmp_path):
     assert tool.real_data_text(dict(tool.DATA)) == []
-    assert tool.real_data_text(dict(tool.DATA, real_data='LSPET')) == ['', 'Real photos mixed in: LSPET']
+    assert tool.real_data_text(dict(tool.DATA, real_data='LSPET')) == ['', 'Real photos mixed in: LSPET.']
     training = dict(iterations=3000, batch_size=8, wall_s=5.0, cpu_s=4.0, threads='1', load_average='1 -> 1',
                     machine='x86_64, 2 cores')
     card = dict(command='c', seed=0, training=training)

@@ -491,7 +491,7 @@ def card_markdown(card: dict) -> str:
 
 def real_data_text(data: dict) -> List[str]:
     """The real photos a mixed-data training added (``--mixed``: the config's ``real_data``), for the card."""
-    return ['', f'Real photos mixed in: {data["real_data"]}'] if data.get('real_data') else []
+    return ['', f'Real photos mixed in: {data["real_data"]}.'] if data.get('real_data') else []
 
 
 def last_checkpoint(work_dir: str) -> Optional[str]:
