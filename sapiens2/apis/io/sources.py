@@ -348,7 +348,7 @@ def _file_source(path: str, check_image: bool = True) -> Tuple[Source, str]:
     if _kind_of(path) == 'video':
         return Source('video', name, name, path=path, long_name=long_name), ''
     if _kind_of(path) == 'image':
-        if check_image and osp.isfile(path) and not cv2.haveImageReader(path):  # its first bytes, before any model is built
+        if check_image and osp.isfile(path) and not cv2.haveImageReader(path):  # its first bytes, before any model
             raise ValueError(f'input {path} is not an image OpenCV can read (empty, damaged, or another kind of file '
                              'with an image name); check the file, or convert it to JPEG or PNG')
         return Source('image', name, 'images', path=path, long_name=long_name), 'images'
