@@ -1,6 +1,11 @@
 """tools/misc/train_demo_models.py: the demo configs fit the size budget, the constant baselines are optimal, and a
 written checkpoint carries its config and loads strictly."""
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -294,3 +299,33 @@ def test_the_card_of_a_mixed_training_names_its_real_photos_and_a_resumed_run(tm
     assert tool.last_checkpoint(str(tmp_path)) is None
     (tmp_path / 'last_checkpoint').write_text('w/iter_3000.pth')
     assert tool.last_checkpoint(str(tmp_path)) == 'w/iter_3000.pth'
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='PR_SET_PDEATHSIG and /proc are Linux\'s')
+def test_a_killed_run_leaves_no_child_behind(tmp_path):
+    """kill -9 of the tool ends its training child too: a rerun resumes in the same work dir, which a child left
+    running would write into at the same time."""
+    pid_file = tmp_path / 'child.pid'
+    child = f'import os, time; open({str(pid_file)!r}, "w").write(str(os.getpid())); time.sleep(60)'
+    parent = subprocess.Popen([sys.executable, '-c', (
+        'import sys; sys.path.insert(0, {repo!r}); from tests.scripts import load_script; '
+        'tool = load_script("tools/misc/train_demo_models.py"); '
+        'tool.run_child([sys.executable, "-c", {child!r}], {log!r}, dict())').format(
+            repo=str(REPO), child=child, log=str(tmp_path / 'child.log'))], cwd=REPO)
+    deadline = time.time() + 60
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.time() < deadline and parent.poll() is None, 'the child did not start'
+        time.sleep(0.1)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    child_pid = int(pid_file.read_text())
+    while time.time() < deadline:
+        try:
+            with open(f'/proc/{child_pid}/stat') as f:
+                if f.read().rsplit(')', 1)[1].split()[0] in 'ZX':  # ended, not yet reaped by its new parent
+                    return
+        except FileNotFoundError:
+            return
+        time.sleep(0.1)
+    os.kill(child_pid, signal.SIGKILL)
+    raise AssertionError('the child kept running after its parent was killed')

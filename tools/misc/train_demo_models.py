@@ -152,12 +152,23 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def die_with_parent() -> None:
+    """In a child before it runs (Linux): SIGTERM when the thread that started it ends, so that a killed run leaves
+    no training behind that a rerun (which resumes in the same work dir) would race."""
+    if sys.platform.startswith('linux'):
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def run_child(command: List[str], log_path: str, env: dict) -> Tuple[float, float]:
-    """Run ``command`` from the repository root with its output in ``log_path``; return (wall s, CPU s)."""
+    """Run ``command`` from the repository root with its output in ``log_path`` (ended with this process, see
+    :func:`die_with_parent`); return (wall s, CPU s)."""
     from sapiens2.utils.atomic_save import open_fresh
     wall, cpu = time.time(), children_cpu_s()
     with open_fresh(log_path) as log:
-        code = subprocess.call(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env)
+        code = subprocess.call(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=env,
+                               preexec_fn=die_with_parent)
     if code != 0:
         with open(log_path) as log:
             tail = log.read()[-3000:]
