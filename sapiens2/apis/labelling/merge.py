@@ -42,8 +42,7 @@ def read_job_settings(out_dir: str) -> dict:
     if not osp.exists(path):
         raise FileNotFoundError(f'{out_dir} holds no labelling job ({path} is missing): --merge takes the --out '
                                 'folder of a sapiens2-infer run with --launcher')
-    with open(path) as f:
-        return json.load(f)
+    return strict_json.load_file(path, 'run the job again with --overwrite to label everything anew')
 
 
 def merge_outputs(out_dir: str, overwrite: bool = False) -> Dict[str, int]:
