@@ -53,11 +53,14 @@ SDPA_KERNELS = {'flash': '_scaled_dot_product_flash_attention', 'memory-efficien
 
 
 class NormalLayoutHead(DenseTrunkHead):
-    """The dense trunk + a 1x1 conv to 3 channels: the official normal head's layout, without the project import."""
+    """The dense trunk + a 1x1 conv to 3 channels: the official normal head's layout, without the project import.
+    ``narrow`` (the dry run) divides its widths by 16: a CPU without native bf16 takes seconds per bf16 deconvolution
+    at the official widths, and the dry run checks the plumbing, not the figures."""
 
-    def __init__(self, in_channels: int) -> None:
-        super().__init__(in_channels, upsample_channels=(768, 512, 256, 128), conv_out_channels=(64, 32, 16),
-                         conv_kernel_sizes=(3, 3, 3))
+    def __init__(self, in_channels: int, narrow: bool = False) -> None:
+        scale = 16 if narrow else 1
+        super().__init__(in_channels, upsample_channels=tuple(c // scale for c in (768, 512, 256, 128)),
+                         conv_out_channels=tuple(max(c // scale, 4) for c in (64, 32, 16)), conv_kernel_sizes=(3, 3, 3))
         self.conv_normal = nn.Conv2d(self.trunk_channels, 3, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -181,10 +184,10 @@ def forward_flops(model: nn.Module, x: torch.Tensor) -> float:
     return float(counter.get_total_flops())
 
 
-def build(arch: str, size, device: torch.device, **backbone_kwargs) -> TaskModel:
+def build(arch: str, args: argparse.Namespace, device: torch.device, **backbone_kwargs) -> TaskModel:
     with device:
-        backbone = Sapiens2(arch=arch, img_size=tuple(size), out_type='featmap', **backbone_kwargs)
-        model = TaskModel(backbone, NormalLayoutHead(backbone.embed_dims))
+        backbone = Sapiens2(arch=arch, img_size=tuple(args.size), out_type='featmap', **backbone_kwargs)
+        model = TaskModel(backbone, NormalLayoutHead(backbone.embed_dims, narrow=args.dry_run))
     model.backbone.init_weights()  # the official random init; the head keeps PyTorch's
     return model
 
@@ -196,7 +199,7 @@ def rel_l2(a: torch.Tensor, b: torch.Tensor) -> float:
 
 def inference(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer) -> List[dict]:
     """The inference rows of ``arch`` at every batch size of ``--infer-batches``."""
-    model = build(arch, args.size, device).eval()
+    model = build(arch, args, device).eval()
     rows = []
     for index, batch in enumerate(args.infer_batches):
         rows += inference_at(model, arch, batch, args, device, timer, with_exported=index == 0 and not args.no_exported)
@@ -305,7 +308,7 @@ def training(arch: str, args: argparse.Namespace, device: torch.device, timer: T
 
 def train_step(arch: str, args: argparse.Namespace, device: torch.device, timer: Timer, peaks: dict,
                compiled: bool) -> dict:
-    model = build(arch, args.size, device, with_cp=True, compile=compiled).train()
+    model = build(arch, args, device, with_cp=True, compile=compiled).train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.1)
     x = torch.randn(args.train_batch, 3, *args.size, device=device)
     target = torch.randn(args.train_batch, 3, *args.size, device=device)
