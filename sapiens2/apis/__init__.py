@@ -6,7 +6,7 @@ from sapiens2.utils.lazy_exports import lazy_exports
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     'init_model': '.builder', 'Sapiens2Inferencer': '.inferencer', 'build_task': '.tasks',
-    'InferenceInterrupted': '.inferencer',
+    'InferenceInterrupted': '.inferencer', 'ForegroundPersonFinder': '.person_finder',
     'inference_pipeline': '.pipeline', 'check_bboxes': '.pose_video.topdown',
     'inference_pose_topdown': '.pose_video.topdown', 'init_person_detector': '.pose_video.topdown',
     'SavePredictionsHook': '.save_predictions_hook',
@@ -15,7 +15,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 })
 
 __all__ = [
-    'BaseInferenceTask', 'DenseInferenceTask', 'DenseMapInferenceTask', 'InferenceInterrupted', 'PoseInferenceTask',
-    'SavePredictionsHook', 'SegInferenceTask', 'Sapiens2Inferencer', 'build_task', 'check_bboxes', 'inference_pipeline',
-    'inference_pose_topdown', 'init_model', 'init_person_detector', 'map_panel'
+    'BaseInferenceTask', 'DenseInferenceTask', 'DenseMapInferenceTask', 'ForegroundPersonFinder',
+    'InferenceInterrupted', 'PoseInferenceTask', 'SavePredictionsHook', 'SegInferenceTask', 'Sapiens2Inferencer',
+    'build_task', 'check_bboxes', 'inference_pipeline', 'inference_pose_topdown', 'init_model', 'init_person_detector',
+    'map_panel'
 ]

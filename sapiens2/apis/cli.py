@@ -79,6 +79,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help='mmdet config of a person detector for pose (and for --people without pose)')
     parser.add_argument('--det-checkpoint', default=None,
                         help='checkpoint of the person detector (a file, hf://..., or pose-bbox-detector)')
+    parser.add_argument('--person-finder', default='matting-tiny', metavar='MODEL',
+                        help='without --bboxes or --det-config, people are the person regions of this matting or seg '
+                        'model (alias or config; default the shipped matting-tiny); "none": the whole image is one '
+                        'person box')
     parser.add_argument('--bbox-thr', type=threshold, default=0.3,
                         help='detector score threshold (also for the boxes of COCO detection results in --bboxes)')
     parser.add_argument('--nms-thr', type=threshold, default=0.3, help='detector box NMS IoU threshold')
@@ -164,7 +168,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
 def pose_options(args: argparse.Namespace) -> dict:
     """Pose task arguments from the command line."""
     options = dict(kpt_thr=args.kpt_thr, keypoint_format=args.keypoint_format, track=not args.no_track,
-                   smooth=args.smooth)
+                   smooth=args.smooth, person_finder=None if args.person_finder == 'none' else args.person_finder)
     for name in ('min_cutoff', 'beta', 'lag'):
         if getattr(args, f'smooth_{name}') is not None:
             options[name] = getattr(args, f'smooth_{name}')
@@ -175,10 +179,15 @@ def pose_options(args: argparse.Namespace) -> dict:
 
 
 def people_detector(args: argparse.Namespace, tasks: List[str], device: Optional[str] = None) -> Optional[Callable]:
-    """The person detector of ``--det-config`` for the people of dense tasks without pose (pose runs its own), on
-    ``device`` (default ``--device``)."""
-    if not args.det_config or 'pose' in tasks or not (args.people or args.per_person):
+    """The person detector of ``--det-config`` (else the ``--person-finder``) for the people of dense tasks without
+    pose (pose runs its own), on ``device`` (default ``--device``)."""
+    if 'pose' in tasks or not (args.people or args.per_person):
         return None
+    if not args.det_config:
+        from .person_finder import ForegroundPersonFinder
+        if args.person_finder == 'none':
+            return None
+        return ForegroundPersonFinder(args.person_finder, device=device or args.device)
     from sapiens2.utils.devices import resolve_device
 
     from .pose_video.topdown import detect_persons, init_person_detector

@@ -80,9 +80,8 @@ def split_outputs(out_dir: str, name: str) -> Tuple[List[str], List[str]]:
 
 
 def pose_status(out_dir: str, name: str, kpt_thr: float) -> str:
-    """What the pose picture of the photo ``name`` shows, from its JSON: people drawn, or why none is (the page has no
-    person detector, so a photo without boxes is one box; a landscape then scores no keypoint above ``kpt_thr``).
-    Empty for a video or a run without pose."""
+    """What the pose picture of the photo ``name`` shows, from its JSON: people drawn, or why none is (the person
+    finder found nobody, or no keypoint scored above ``kpt_thr``). Empty for a video or a run without pose."""
     path = osp.join(out_dir, 'pose', f'{name}.json')
     if not osp.isfile(path):
         return ''
@@ -91,9 +90,12 @@ def pose_status(out_dir: str, name: str, kpt_thr: float) -> str:
     drawn = [sum(score > kpt_thr for score in person['keypoint_scores']) for person in instances]
     if any(drawn):
         return f'pose: {sum(n > 0 for n in drawn)} person box(es), {sum(drawn)} keypoints above {kpt_thr:g}'
-    return (f'pose: no person found - no keypoint scored above the threshold {kpt_thr:g}. The page has no person '
-            'detector, so the whole photo was one person box; lower the threshold, or use a photo where a person '
-            'fills most of the frame (`sapiens2 infer --bboxes` or `--det-config` for boxes).')
+    if instances:
+        return (f'pose: {len(instances)} person box(es) found, but no keypoint scored above the threshold '
+                f'{kpt_thr:g}; lower the threshold.')
+    return ('pose: no person found - the page finds people as the person regions of the shipped matting model and '
+            'found none; use a photo with a person (or boxes: `sapiens2 infer --bboxes`, or `--det-config` for a '
+            'person detector).')
 
 
 def set_keypoint_threshold(inferencer, kpt_thr: float) -> None:

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from mmengine.structures import InstanceData
 
 import sapiens2.apis.pose_video.topdown as api
+import sapiens2.apis.tasks.pose as pose_task
 from sapiens2.apis import PoseInferenceTask, init_model
 from sapiens2.engine.checkpoint import save_weights
 
@@ -163,8 +164,8 @@ def test_a_detector_that_finds_nobody_gives_no_pose_and_a_notice(model, monkeypa
     detector = no_person_detector(monkeypatch)
     img = np.zeros((64, 48, 3), np.uint8)
     assert api.inference_pose_topdown(model, img, detector=detector) == []
-    task = PoseInferenceTask(model, model.cfg)
-    task.detector = detector
+    monkeypatch.setattr(pose_task, 'init_person_detector', lambda *args: detector)
+    task = PoseInferenceTask(model, model.cfg, det_config='det.py', det_checkpoint='det.pth')
     notices = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: notices.append(record.getMessage())
@@ -174,7 +175,7 @@ def test_a_detector_that_finds_nobody_gives_no_pose_and_a_notice(model, monkeypa
     finally:
         MMLogger.get_current_instance().removeHandler(handler)
     assert result['keypoints'].shape == (0, 308, 2) and result['bboxes'].shape == (0, 4)
-    assert len(notices) == 1 and notices[0].startswith('frame_000003: the person detector found nobody')
+    assert len(notices) == 1 and notices[0].startswith('frame_000003: the person detector found nobody (score > 0.3)')
 
 
 def test_detector_boxes_are_filtered_and_nmsed(monkeypatch):

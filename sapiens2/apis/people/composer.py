@@ -57,8 +57,8 @@ def background_classes(seg_task) -> List[int]:
 
 
 class PeopleWithoutBoxesWarning(UserWarning):
-    """People mode on an image without person boxes (no ``--bboxes`` entry, no detector): with pose its one person is
-    the whole image (a mask of everyone), without pose it has nobody."""
+    """People mode on an image without person boxes (no ``--bboxes`` entry, no detector or person finder): with pose
+    its one person is the whole image (a mask of everyone), without pose it has nobody."""
 
 
 class PeopleComposer:
@@ -128,7 +128,7 @@ class PeopleComposer:
         :class:`PeopleWithoutBoxesWarning`): with pose, its person is the whole image; without, it has nobody."""
         pose = results.get('pose')
         if pose is not None:
-            if getattr(self.pose, 'detector', None) is None and self.bboxes.get(frame_name) is None:
+            if getattr(self.pose, 'find_people', None) is None and self.bboxes.get(frame_name) is None:
                 self._without_boxes(source_name or frame_name, 'the whole image is one person, whose mask is all '
                                     'the foreground (everyone in it)')
             return dict(bboxes=np.asarray(pose['bboxes'], np.float32), bbox_scores=pose['bbox_scores'],

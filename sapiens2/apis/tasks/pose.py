@@ -1,6 +1,7 @@
-"""Top-down pose inference in the model's own keypoint layout: person boxes (user, detector or whole image) ->
-keypoints."""
-from typing import Dict, List, Optional, Sequence, Tuple
+"""Top-down pose inference in the model's own keypoint layout: person boxes (user, detector, person finder or whole
+image) -> keypoints."""
+from functools import partial
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from torch import nn
@@ -12,6 +13,7 @@ from sapiens2.visualization.keypoints import draw_keypoints
 from sapiens2.visualization.panels import Panel, PanelOptions
 
 from ..notices import Notices
+from ..person_finder import DEFAULT_FINDER, ForegroundPersonFinder
 from ..pose_video.stream import PoseStream, StreamOptions
 from ..pose_video.topdown import detect_persons, init_person_detector, pose_crops, pose_of_crops
 from ..pose_video.tracking import track_color
@@ -31,8 +33,10 @@ class PoseInferenceTask(BaseInferenceTask):
     """Top-down pose (the official ``vis_pose.py``) over
     :func:`sapiens2.apis.pose_video.topdown.inference_pose_topdown`.
 
-    Boxes per image: the user's (``bboxes`` of :meth:`predict`, checked), else the detector's (when configured; a
-    frame where it finds nobody gets an empty result and a logged notice), else the whole image. Crops run through
+    Boxes per image: the user's (``bboxes`` of :meth:`predict`, checked), else the detector's (when configured),
+    else the person finder's (the shipped matting model's person regions,
+    :class:`~sapiens2.apis.person_finder.ForegroundPersonFinder`), else (``person_finder=None``) the whole image. A
+    frame where the detector or finder finds nobody gets an empty result and a logged notice. Crops run through
     the config's test pipeline and ``model.test_step`` (flip test and the codec's decoding as configured).
     Result: ``bboxes`` (N, 4) xyxy, ``bbox_scores`` (N,), ``keypoints`` (N, K, 2) image pixels,
     ``keypoint_scores`` (N, K), K and their order those of the model's layout (its ``dataset_meta``, from the
@@ -44,6 +48,8 @@ class PoseInferenceTask(BaseInferenceTask):
     Args:
         kpt_thr: Keypoint score threshold for drawing (recorded in the JSON as ``kpt_thr_used``).
         det_config, det_checkpoint: An mmdet person detector (e.g. the official RTMDet-m); optional.
+        person_finder: Without a detector, the alias or config of the foreground model whose person regions are the
+            boxes (default ``matting-tiny``); None: the whole image is one box.
         bbox_thr, nms_thr: Detector score threshold and box-NMS IoU (official 0.3 / 0.3).
         batch_size: Person crops per forward.
         radius, thickness: Drawing sizes (default proportional to the image).
@@ -66,16 +72,25 @@ class PoseInferenceTask(BaseInferenceTask):
 
     def __init__(self, model: nn.Module, cfg, dtype: str = 'fp32', kpt_thr: float = 0.3,
                  det_config: Optional[str] = None, det_checkpoint: Optional[str] = None, bbox_thr: float = 0.3,
-                 nms_thr: float = 0.3, batch_size: int = 8, radius: Optional[int] = None,
-                 thickness: Optional[int] = None, keypoint_format: Optional[str] = None, track: bool = True,
-                 smooth: bool = True, min_cutoff: Optional[float] = StreamOptions.min_cutoff,
-                 beta: Optional[float] = StreamOptions.beta, max_age: int = StreamOptions.max_age,
-                 det_interval: int = StreamOptions.det_interval, lag: Optional[float] = StreamOptions.lag) -> None:
+                 nms_thr: float = 0.3, person_finder: Optional[str] = DEFAULT_FINDER, batch_size: int = 8,
+                 radius: Optional[int] = None, thickness: Optional[int] = None,
+                 keypoint_format: Optional[str] = None, track: bool = True, smooth: bool = True,
+                 min_cutoff: Optional[float] = StreamOptions.min_cutoff, beta: Optional[float] = StreamOptions.beta,
+                 max_age: int = StreamOptions.max_age, det_interval: int = StreamOptions.det_interval,
+                 lag: Optional[float] = StreamOptions.lag) -> None:
         super().__init__(model, cfg, dtype)
         if not getattr(model, 'dataset_meta', None):
             raise ValueError('the pose model has no dataset_meta (keypoint names, flip indices); build it with '
                              'sapiens2.apis.init_model')
         self.detector = init_person_detector(det_config, det_checkpoint, str(self.device)) if det_config else None
+        self.find_people: Optional[Callable[[np.ndarray], np.ndarray]] = None  # image -> boxes (N, 5)
+        self.nobody_found = ''
+        if self.detector is not None:
+            self.find_people = partial(detect_persons, self.detector, score_thr=bbox_thr, nms_thr=nms_thr)
+            self.nobody_found = f'the person detector found nobody (score > {bbox_thr})'
+        elif person_finder:
+            self.find_people = ForegroundPersonFinder(person_finder, device=str(self.device))
+            self.nobody_found = f'{self.find_people!r} found nobody'
         self.kpt_thr, self.bbox_thr, self.nms_thr, self.batch_size = kpt_thr, bbox_thr, nms_thr, batch_size
         self.radius, self.thickness = radius, thickness
         self.keypoint_format = get_keypoint_format(keypoint_format) if keypoint_format else None
@@ -90,7 +105,7 @@ class PoseInferenceTask(BaseInferenceTask):
                              f'({meta.get("dataset_name", "its dataset_meta")}); drop --keypoint-format')
         self.stream_options = (StreamOptions(smooth, min_cutoff, beta, max_age, det_interval, lag) if track
                                else None)
-        if det_interval > 1 and self.detector is None:
+        if det_interval > 1 and self.find_people is None:
             raise ValueError(f'det_interval {det_interval} needs a person detector (--det-config/--det-checkpoint)')
         self.streams: Dict[str, PoseStream] = {}
         self.notices = Notices()
@@ -128,9 +143,9 @@ class PoseInferenceTask(BaseInferenceTask):
         if state is None or frame <= state.last_frame:  # a new stream, or the same name read again
             sigmas = layout.keypoint_sigmas(self.model.dataset_meta, self.num_keypoints)
             state = self.streams[key] = PoseStream(sigmas, fps, self.stream_options, self.kpt_thr, live)
-        if boxes is None and self.detector is not None:
+        if boxes is None and self.find_people is not None:
             if state.needs_detection(frame):
-                boxes = detect_persons(self.detector, image, self.bbox_thr, self.nms_thr)
+                boxes = self._find_people(image)
                 state.detected(frame)
             else:
                 boxes = state.boxes_from_tracks(image.shape)
@@ -155,10 +170,15 @@ class PoseInferenceTask(BaseInferenceTask):
         keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
         return dict(result, keypoints=keypoints, keypoint_scores=scores)
 
+    def _find_people(self, image: np.ndarray) -> np.ndarray:
+        with self.autocast():  # the person detector runs in fp32 within (detect_persons), the finder as it is built
+            return self.find_people(image)
+
     def _crops(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> List[dict]:
-        with self.autocast():  # the person detector, if any, runs in fp32 within (detect_persons)
-            return pose_crops(self.model, image, boxes, detector=self.detector, det_score_thr=self.bbox_thr,
-                              det_nms_thr=self.nms_thr, name=name, notices=self.notices, stream=stream)
+        if boxes is None and self.find_people is not None:
+            boxes = self._find_people(image)
+        with self.autocast():
+            return pose_crops(self.model, image, boxes, name=name, notices=self.notices, stream=stream)
 
     def _predict_one(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> dict:
         crops = self._crops(image, boxes, name, stream)
@@ -167,13 +187,13 @@ class PoseInferenceTask(BaseInferenceTask):
         return self._as_result(samples, boxes, name, stream)
 
     def _as_result(self, samples: list, boxes, name: str, stream: Optional[str] = None) -> dict:
-        """The result dict of an image's pose samples (none: an empty result, and a notice when the detector found
-        nobody)."""
+        """The result dict of an image's pose samples (none: an empty result, and a notice when the detector or
+        person finder found nobody)."""
         if not samples:
-            if boxes is None or (self.detector is not None and not len(boxes)):
+            if boxes is None or (self.find_people is not None and not len(boxes)):
                 once = f' (shown once for {stream})' if stream else ''
-                self.notices.warn(f'nobody:{stream or name}', f'{name}: the person detector found nobody (score > '
-                                  f'{self.bbox_thr}); no pose for this frame{once}')
+                self.notices.warn(f'nobody:{stream or name}', f'{name}: {self.nobody_found}; no pose for this '
+                                  f'frame{once}')
             return dict(bboxes=np.zeros((0, 4), np.float32), bbox_scores=np.zeros(0, np.float32),
                         keypoints=np.zeros((0, self.num_keypoints, 2), np.float32),
                         keypoint_scores=np.zeros((0, self.num_keypoints), np.float32))
