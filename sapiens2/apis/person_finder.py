@@ -56,8 +56,11 @@ class ForegroundPersonFinder:
         return foreground_boxes(self._foreground(image), self.threshold, self.min_area)
 
     def _build(self) -> Callable[[np.ndarray], np.ndarray]:
-        from .inferencer import Sapiens2Inferencer  # the inferencer builds this finder: imported when first used
-        task = Sapiens2Inferencer(self.model, self.weights, device=self.device, dtype=self.dtype).tasks[0]
+        from .backends import build_model, plan_model  # imported when first used, as the model is built
+        from .tasks.lookup import build_task
+        plan = plan_model(self.model, self.weights, self.device, self.dtype)
+        net = build_model(plan, None)
+        task = build_task(net, net.cfg, plan.dtype)
         if task.name not in ('matting', 'seg'):
             raise ValueError(f'person finder {self.model}: a {task.name} model has no person foreground; give a '
                              'matting or body-part seg model (e.g. matting-tiny)')

@@ -15,10 +15,13 @@ POSE = str(REPO / 'configs' / 'pose' / 'sapiens2_nano_pose_synthhumans-128x96.py
 SEG = str(REPO / 'configs' / 'seg' / 'sapiens2_nano_seg_synthhumans-128x96.py')
 
 
+WHOLE_IMAGE = dict(pose=dict(person_finder=None))  # an image without boxes is one box (noise has no people to find)
+
+
 @pytest.fixture(scope='module')
 def inferencer():
     torch.manual_seed(0)
-    return Sapiens2Inferencer([POSE, SEG], device='cpu', batch_size=2)
+    return Sapiens2Inferencer([POSE, SEG], device='cpu', batch_size=2, task_options=WHOLE_IMAGE)
 
 
 def images(n=3, seed=0):
@@ -155,8 +158,8 @@ def test_bf16_runs_the_forward_under_autocast(monkeypatch):
 def test_pose_keypoint_format_option(name, count, tmp_path):
     from sapiens2.structures.keypoint_formats import keypoint_format
     model = init_model(POSE, device='cpu')
-    plain = build_task(model, model.cfg)
-    task = build_task(model, model.cfg, task_options=dict(pose=dict(keypoint_format=name)))
+    plain = build_task(model, model.cfg, task_options=WHOLE_IMAGE)
+    task = build_task(model, model.cfg, task_options=dict(pose=dict(keypoint_format=name, person_finder=None)))
     image = images(1)[0]
     result, original = task.predict([image])[0], plain.predict([image])[0]
     assert result['keypoints'].shape == (1, count, 2) and result['keypoint_scores'].shape == (1, count)

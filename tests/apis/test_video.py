@@ -36,7 +36,8 @@ def clip_files(clip, tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def inferencer():
-    return Sapiens2Inferencer('pose-tiny', device='cpu', batch_size=4)
+    """pose-tiny; a frame without boxes is one whole-image box (the tests give boxes or a detector where they count)."""
+    return Sapiens2Inferencer('pose-tiny', device='cpu', batch_size=4, task_options=dict(pose=dict(person_finder=None)))
 
 
 def shuffled_boxes(clip, seed=0):
@@ -114,18 +115,16 @@ def test_an_interrupted_video_keeps_every_frame_written(inferencer, clip, clip_f
 
 def test_detector_every_n_frames_and_warnings_once(inferencer, clip, clip_files, monkeypatch):
     from sapiens2.apis import notices
-    from sapiens2.apis.tasks import pose
     task = inferencer.tasks[0]
     detected, logged = [], []
 
-    def detect(detector, image, *args):  # the ground-truth boxes of the frame (the AVI is lossless)
+    def detect(image):  # the ground-truth boxes of the frame (the AVI is lossless)
         frame = int(np.argmin([np.abs(image.astype(int) - f).mean() for f in clip.frames]))
         detected.append(frame)
         return clip.bboxes[frame]
 
-    monkeypatch.setattr(pose, 'detect_persons', detect)
     monkeypatch.setattr(notices, 'print_log', lambda message, **kwargs: logged.append(message))
-    monkeypatch.setattr(task, 'detector', object())
+    monkeypatch.setattr(task, 'find_people', detect)
     monkeypatch.setattr(task, 'stream_options', StreamOptions(det_interval=3))
     results = inferencer(clip_files['avi'], show_progress=False)
     assert detected == [0, 3, 6]
@@ -134,8 +133,8 @@ def test_detector_every_n_frames_and_warnings_once(inferencer, clip, clip_files,
     centres = np.stack([r['pose']['bboxes'][:, [0, 2]].mean(-1) for r in results])
     truth = clip.bboxes[..., [0, 2]].mean(-1)
     assert np.array_equal(np.sign(centres[2] - centres[0]), np.sign(truth[2] - truth[0]))
-    # Without boxes or detector every frame is the whole image: warned once for the whole video.
-    monkeypatch.setattr(task, 'detector', None)
+    # Without boxes, detector or person finder every frame is the whole image: warned once for the whole video.
+    monkeypatch.setattr(task, 'find_people', None)
     inferencer(clip_files['gif'], show_progress=False)
     assert len([m for m in logged if 'whole' in m]) == 1
 

@@ -52,12 +52,14 @@ for _name, _what in (('this', 'printed the Zen of Python'), ('setup', "ran the r
 # ------------------------------------------------------------------------------------- outputs: one plan per run
 @functools.lru_cache(maxsize=None)
 def _inferencer(*configs: Path):
-    """A Sapiens2Inferencer of the nano ``configs`` with random weights (built once per process)."""
+    """A Sapiens2Inferencer of the nano ``configs`` with random weights; pose without the person finder (the whole
+    image is the box of an image without boxes)."""
     import torch
 
     from sapiens2.apis import Sapiens2Inferencer
     torch.manual_seed(0)
-    return Sapiens2Inferencer([str(config) for config in configs], device='cpu')
+    return Sapiens2Inferencer([str(config) for config in configs], device='cpu',
+                              task_options=dict(pose=dict(person_finder=None)))
 
 
 def _picture(path: Path, value: int = 128) -> str:
@@ -175,9 +177,10 @@ def _(tmp):
 
 
 # ------------------------------------------------------------------------------------------------- people mode
-@case('people-pose-without-boxes-or-detector', 'inference', 'people mode with pose and seg, no --bboxes and no '
-      'detector (one whole-image "person" whose mask is everyone, said nowhere)', 'a warning per image: the whole '
-      'image is one person whose mask is all the foreground; pass --bboxes or a detector',
+@case('people-pose-without-boxes-or-detector', 'inference', 'people mode with pose and seg, no --bboxes, no '
+      'detector and no person finder (one whole-image "person" whose mask is everyone, said nowhere)',
+      'a warning per image: the whole image is one person whose mask is all the foreground; pass --bboxes or a '
+      'detector',
       warning=UserWarning, kind='PeopleWithoutBoxesWarning',
       match=r'^a: no person boxes \(no --bboxes entry and no person detector\), so the whole image is one person, '
       r'whose mask is all the foreground \(everyone in it\); pass --bboxes or --det-config')

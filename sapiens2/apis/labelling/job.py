@@ -33,7 +33,8 @@ def job_settings(args: argparse.Namespace) -> dict:
     """What the labels depend on: models, weights, tasks and the output options (not the inputs, which may grow)."""
     from ..io.output_switches import OUTPUT_SWITCHES
     keys = ('task', 'dtype', 'backend', 'keypoint_format', 'kpt_thr', 'bbox_thr', 'nms_thr', 'det_interval',
-            'no_track', 'smooth', 'smooth_min_cutoff', 'smooth_beta', 'smooth_lag', 'people', 'per_person')
+            'person_finder', 'no_track', 'smooth', 'smooth_min_cutoff', 'smooth_beta', 'smooth_lag', 'people',
+            'per_person')
     settings = {key: getattr(args, key) for key in keys}
     settings.update(size=args.size if args.task else None, model=[file_identity(m) for m in args.model],
                     weights=[file_identity(w) for w in args.weights or ()],
