@@ -1,6 +1,6 @@
 """The loop of docs/inference.md, "labelling a dataset": label a folder with a larger model, then train a small one
-on the labels. pose-tiny labels 32 SynthHumans images; the nano pose config trains on the COCO keypoint file the job
-merged and then beats its untrained self on those labels."""
+on the labels. pose-tiny labels the people the person finder finds in 32 SynthHumans images; the nano pose config
+trains on the COCO keypoint file the job merged and then beats its untrained self on those labels."""
 import json
 import os
 import subprocess
@@ -36,7 +36,9 @@ def test_pose_tiny_labels_train_a_nano_model_that_beats_its_untrained_self(synth
                  '--no-vis', '--quiet']) == 0
     ann_file = out / 'pose' / 'coco_keypoints.json'
     labels = json.loads(ann_file.read_text())
-    assert len(labels['images']) == IMAGES and len(labels['annotations']) == IMAGES
+    assert len(labels['images']) == IMAGES
+    # the person finder's people (the scenes hold 1-3 each): most images have some, some have several
+    assert len({a['image_id'] for a in labels['annotations']}) >= IMAGES - 2 and len(labels['annotations']) >= IMAGES
 
     work = tmp_path / 'train'
     options = label_data_options(ann_file)
