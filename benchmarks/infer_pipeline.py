@@ -65,7 +65,8 @@ def measure(name: str, args: argparse.Namespace, directory: str, folder: str) ->
     from sapiens2.apis import Sapiens2Inferencer
     arch, embed_dims, size = MODELS[name]
     config = write_config(directory, arch, embed_dims, size)
-    inferencer = Sapiens2Inferencer(config, device=args.device, dtype=args.dtype, batch_size=args.batch_size)
+    inferencer = Sapiens2Inferencer(config, device=args.device, dtype=args.dtype, batch_size=args.batch_size,
+                                    task_options=dict(pose=dict(person_finder=None)))  # pose: one whole-image box
     check_input_size(inferencer, size)
     task = inferencer.tasks[0]
     x = torch.randn(args.batch_size, 3, *size, device=task.device)

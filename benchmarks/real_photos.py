@@ -370,7 +370,9 @@ def seg_class_names(task) -> List[str]:
 def build_task(model: str, weights: Optional[str], device: str):
     from sapiens2.apis import Sapiens2Inferencer
     # fp32: the figures in the docs (the default is auto)
-    return Sapiens2Inferencer(model, weights, device=device, dtype='fp32').tasks[0]
+    # the photos without a person are posed as one whole-photo box (no person finder), as documented above
+    return Sapiens2Inferencer(model, weights, device=device, dtype='fp32',
+                              task_options=dict(pose=dict(person_finder=None))).tasks[0]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
