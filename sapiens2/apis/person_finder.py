@@ -39,6 +39,7 @@ class ForegroundPersonFinder:
         model: An alias or config of a matting or body-part seg model (default the shipped ``matting-tiny``).
         weights: Its checkpoint (an alias brings its own).
         device, dtype: As the task's model.
+        threshold, min_area: The foreground's alpha threshold and a region's least share of the image.
     """
 
     def __init__(self, model: str = DEFAULT_FINDER, weights: Optional[str] = None, device: Optional[str] = None,
