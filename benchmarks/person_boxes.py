@@ -22,6 +22,7 @@ import numpy as np
 from real_photos import DATA, by_image, ccp_samples, load_people, xyxy
 
 from sapiens2.apis.person_finder import DEFAULT_FINDER, ForegroundPersonFinder
+from sapiens2.apis.pose_video.tracking import box_iou
 
 
 def realpose_truth(root: str) -> Dict[str, np.ndarray]:
@@ -38,14 +39,6 @@ def ccp_truth(root: str) -> Dict[str, np.ndarray]:
         x, y, w, h = cv2.boundingRect(mask.astype(np.uint8))
         truth[osp.join(root, 'val', 'rgb', f'{name}.jpg')] = np.array([[x, y, x + w, y + h]], np.float32)
     return truth
-
-
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(N, M) IoU of xyxy boxes."""
-    low, high = np.maximum(a[:, None, :2], b[None, :, :2]), np.minimum(a[:, None, 2:4], b[None, :, 2:4])
-    inter = np.prod(np.clip(high - low, 0, None), axis=2)
-    area = lambda boxes: np.prod(boxes[:, 2:4] - boxes[:, :2], axis=1)  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None] - inter)
 
 
 def recall50(found: Dict[str, np.ndarray], truth: Dict[str, np.ndarray]) -> float:

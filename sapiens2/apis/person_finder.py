@@ -24,10 +24,11 @@ def foreground_boxes(alpha: np.ndarray, threshold: float = 0.5, min_area: float 
     keep = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= min_area * mask.size
             and stats[i, cv2.CC_STAT_WIDTH] <= MAX_WIDTH_PER_HEIGHT * stats[i, cv2.CC_STAT_HEIGHT]]
     keep.sort(key=lambda i: -stats[i, cv2.CC_STAT_AREA])
+    sums = np.bincount(labels.ravel(), weights=np.asarray(alpha, np.float64).ravel(), minlength=count)  # one pass
     boxes = np.zeros((len(keep), 5), np.float32)
     for row, i in enumerate(keep):
-        x, y, w, h = stats[i, :4]
-        boxes[row] = (x, y, x + w, y + h, float(alpha[labels == i].mean()))
+        x, y, w, h, area = stats[i]
+        boxes[row] = (x, y, x + w, y + h, sums[i] / area)
     return boxes
 
 

@@ -145,7 +145,7 @@ class PoseInferenceTask(BaseInferenceTask):
             state = self.streams[key] = PoseStream(sigmas, fps, self.stream_options, self.kpt_thr, live)
         if boxes is None and self.find_people is not None:
             if state.needs_detection(frame):
-                boxes = self._find_people(image)
+                boxes = self.find_people(image)
                 state.detected(frame)
             else:
                 boxes = state.boxes_from_tracks(image.shape)
@@ -170,13 +170,9 @@ class PoseInferenceTask(BaseInferenceTask):
         keypoints, scores = self.keypoint_format.convert(result['keypoints'], result['keypoint_scores'])
         return dict(result, keypoints=keypoints, keypoint_scores=scores)
 
-    def _find_people(self, image: np.ndarray) -> np.ndarray:
-        with self.autocast():  # the person detector runs in fp32 within (detect_persons), the finder as it is built
-            return self.find_people(image)
-
     def _crops(self, image: np.ndarray, boxes, name: str, stream: Optional[str] = None) -> List[dict]:
         if boxes is None and self.find_people is not None:
-            boxes = self._find_people(image)
+            boxes = self.find_people(image)
         with self.autocast():
             return pose_crops(self.model, image, boxes, name=name, notices=self.notices, stream=stream)
 
