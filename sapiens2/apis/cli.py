@@ -230,6 +230,11 @@ def _main(argv: Optional[List[str]] = None) -> int:
         if not osp.isdir(model):  # a folder is a bundle, read when the inferencer is built
             # unknown aliases, missing configs and unreachable released checkpoints fail before torch is imported
             fetch_released(resolve_model(model, checkpoint)[1])
+    if args.person_finder != 'none' and not osp.isdir(args.person_finder):  # its model is built at the first need
+        try:
+            resolve_model(args.person_finder, None)
+        except FileNotFoundError as err:
+            raise FileNotFoundError(f'--person-finder {args.person_finder}: {err}') from None
     register_modules()
 
     def build(device: Optional[str]) -> Callable:

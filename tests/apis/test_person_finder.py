@@ -95,3 +95,13 @@ def test_people_of_a_dense_task_without_pose_are_the_people_found(photos, tmp_pa
                  '--device', 'cpu', '--quiet']) == 0
     results = json.loads((out / 'people' / 'coco_results.json').read_text())
     assert results and results[0]['bbox'][0] < 150  # [x, y, w, h] of the astronaut
+
+
+def test_an_unknown_person_finder_is_one_line_before_any_model(photos, tmp_path, capsys):
+    from sapiens2.apis.cli import main
+    out = tmp_path / 'out'
+    assert main([str(photos / 'astronaut.jpg'), '--task', 'pose', '--size', 'tiny', '--out', str(out),
+                 '--person-finder', 'bogus']) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--person-finder bogus: unknown model alias 'bogus'" in err[0]
+    assert not out.exists()  # nothing built, nothing written
